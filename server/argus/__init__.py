@@ -1,0 +1,3 @@
+"""Argus: a tile-based kernel language with a verifying language server."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,272 @@
+"""Lark parse callbacks that build the Argus syntax tree directly (no intermediate parse tree)."""
+
+from __future__ import annotations
+
+from lark import Token, Transformer
+
+from argus.dsl import ast
+from argus.dsl.spans import Span
+
+# Keywords and brackets stay in the token stream so that spans are exact; callbacks then drop them.
+SYNTAX = frozenset(
+    {"KERNEL", "SIZES", "TILE", "POLICY", "REQUIRES", "GRID", "INVARIANT", "FOR", "IF", "ELIF", "ELSE", "NOT"}
+    | {"LPAR", "RPAR", "LSQB", "RSQB"}
+)
+
+
+def token_span(token: Token) -> Span:
+    return Span(token.line - 1, token.column - 1, token.end_line - 1, token.end_column - 1)
+
+
+def _first_span(node) -> Span | None:
+    if isinstance(node, Token):
+        return token_span(node) if node.line is not None else None
+    if isinstance(node, list | tuple):
+        for child in node:
+            found = _first_span(child)
+            if found:
+                return found
+        return None
+    return getattr(node, "span", None)
+
+
+def _last_span(node) -> Span | None:
+    if isinstance(node, list | tuple):
+        for child in reversed(node):
+            found = _last_span(child)
+            if found:
+                return found
+        return None
+    return _first_span(node)
+
+
+def span_of(children: list) -> Span:
+    """From the start of the first child that has a position to the end of the last one."""
+    first, last = _first_span(children), _last_span(children)
+    if first is None or last is None:
+        return Span(0, 0, 0, 0)
+    return Span(first.line, first.col, last.end_line, last.end_col)
+
+
+def present(children: list) -> list:
+    """Children that carry meaning: no keyword tokens, no absent optionals."""
+    return [c for c in children if c is not None and not (isinstance(c, Token) and c.type in SYNTAX)]
+
+
+def as_list(node) -> list:
+    return node.elts if isinstance(node, ast.List) else []
+
+
+class BuildAst(Transformer):
+    # ---- items
+    def kernel_item(self, children):
+        return present(children)[0]
+
+    sizes_item = kernel_item
+
+    def error_item(self, children):
+        return ast.ErrorItem(span_of(children))
+
+    def py_header(self, children):
+        kind, name, params = children
+        return kind, name, params, span_of(children)
+
+    def py_kind(self, children):
+        return str(children[0])
+
+    def py_params(self, children):
+        return children[0] or []
+
+    def kernel(self, children):
+        _keyword, name, _open, params, _close, body = children
+        return ast.Kernel(str(name), token_span(name), params or [], body, span_of(children))
+
+    def params(self, children):
+        return present(children)
+
+    def param(self, children):
+        name, out, dtype, shape, default = children
+        dtype_name = ast.Name(str(dtype), token_span(dtype))
+        return ast.Param(str(name), token_span(name), out is not None, dtype_name, shape, default, span_of(children))
+
+    def shape(self, children):
+        return present(children)
+
+    def suite(self, children):
+        return present(children)
+
+    # ---- statements
+    def tile_decl(self, children):
+        return ast.TileDecl(present(children), span_of(children))
+
+    def policy_decl(self, children):
+        return ast.PolicyDecl(present(children), span_of(children))
+
+    def setting(self, children):
+        name, value, _tune, tune_list = children
+        return ast.Setting(str(name), token_span(name), value, tune_list, span_of(children))
+
+    def requires_decl(self, children):
+        return ast.Requires(present(children), span_of(children))
+
+    def grid_decl(self, children):
+        (value,) = present(children)
+        dims = value.elts if isinstance(value, ast.Tuple) else [value]
+        return ast.Grid(dims, span_of(children))
+
+    def invariant_decl(self, children):
+        return ast.Invariant(present(children)[0], span_of(children))
+
+    def assign(self, children):
+        targets, value = children
+        return ast.Assign(targets, value, span_of(children))
+
+    def name_list(self, children):
+        return [ast.Name(str(t), token_span(t)) for t in present(children)]
+
+    def aug_assign(self, children):
+        name, op, value = children
+        return ast.AugAssign(ast.Name(str(name), token_span(name)), str(op)[:-1], value, span_of(children))
+
+    def expr_stmt(self, children):
+        return ast.ExprStmt(children[0], span_of(children))
+
+    def pass_stmt(self, children):
+        return ast.Pass(span_of(children))
+
+    def error_stmt(self, children):
+        return ast.ErrorStmt(span_of(children))
+
+    def error_block(self, children):
+        return ast.ErrorStmt(span_of(children), present(children)[-1])
+
+    def for_stmt(self, children):
+        var, iterable, body = present(children)
+        return ast.For(ast.Name(str(var), token_span(var)), iterable, body, span_of(children))
+
+    def if_stmt(self, children):
+        condition, body, *rest = present(children)
+        orelse: list = []
+        # elif chains nest as an `if` inside the else branch, as in Python's own tree.
+        for clause in reversed(rest):
+            kind, span, clause_cond, clause_body = clause
+            if kind == "else":
+                orelse = clause_body
+            else:
+                orelse = [ast.If(clause_cond, clause_body, orelse, span)]
+        return ast.If(condition, body, orelse, span_of(children))
+
+    def elif_clause(self, children):
+        condition, body = present(children)
+        return ("elif", span_of(children), condition, body)
+
+    def else_clause(self, children):
+        return ("else", span_of(children), None, present(children)[-1])
+
+    # ---- problem sizes
+    def sizes(self, children):
+        name, *sets = present(children)
+        sets = [s for s in sets if isinstance(s, ast.SizeSet)]
+        return ast.Sizes(str(name), token_span(name), sets, span_of(children))
+
+    def size_set(self, children):
+        items = present(children)
+        if isinstance(items[0], ast.ErrorStmt):
+            return items[0]
+        name, *bindings = items
+        return ast.SizeSet(str(name), token_span(name), bindings, span_of(children))
+
+    def binding(self, children):
+        name, value = children
+        return ast.Binding(str(name), token_span(name), value, span_of(children))
+
+    # ---- expressions
+    def name(self, children):
+        return ast.Name(str(children[0]), token_span(children[0]))
+
+    def int_(self, children):
+        return ast.Int(int(str(children[0]).replace("_", ""), 0), token_span(children[0]))
+
+    def float_(self, children):
+        return ast.Float(float(str(children[0]).replace("_", "")), token_span(children[0]))
+
+    def string(self, children):
+        return ast.Str(str(children[0])[1:-1], token_span(children[0]))
+
+    def true(self, children):
+        return ast.Bool(True, token_span(children[0]))
+
+    def false(self, children):
+        return ast.Bool(False, token_span(children[0]))
+
+    def none(self, children):
+        return ast.NoneLit(token_span(children[0]))
+
+    def paren(self, children):
+        return children[1]
+
+    def tuple(self, children):
+        return ast.Tuple(present(children), span_of(children))
+
+    def list(self, children):
+        return ast.List(present(children), span_of(children))
+
+    def or_(self, children):
+        return ast.BoolOp("or", children[0], children[1], span_of(children))
+
+    def and_(self, children):
+        return ast.BoolOp("and", children[0], children[1], span_of(children))
+
+    def not_(self, children):
+        return ast.UnaryOp("not", children[-1], span_of(children))
+
+    def compare(self, children):
+        left, op, right = children
+        return ast.Compare(str(op), left, right, span_of(children))
+
+    def binop(self, children):
+        left, op, right = children
+        return ast.BinOp(str(op), left, right, span_of(children))
+
+    def binop_or(self, children):
+        return ast.BinOp("|", children[0], children[1], span_of(children))
+
+    def binop_xor(self, children):
+        return ast.BinOp("^", children[0], children[1], span_of(children))
+
+    def binop_and(self, children):
+        return ast.BinOp("&", children[0], children[1], span_of(children))
+
+    def unary(self, children):
+        op, operand = children
+        return ast.UnaryOp(str(op), operand, span_of(children))
+
+    def power(self, children):
+        return ast.BinOp("**", children[0], children[1], span_of(children))
+
+    def call(self, children):
+        func, _open, arguments, _close = children
+        args = [a for a in arguments or [] if not isinstance(a, ast.Keyword)]
+        keywords = [a for a in arguments or [] if isinstance(a, ast.Keyword)]
+        return ast.Call(func, args, keywords, span_of(children))
+
+    def arguments(self, children):
+        return present(children)
+
+    def keyword(self, children):
+        name, value = children
+        return ast.Keyword(str(name), token_span(name), value, span_of(children))
+
+    def subscript(self, children):
+        value, _open, indices, _close = children
+        return ast.Subscript(value, indices, span_of(children))
+
+    def subscripts(self, children):
+        return present(children)
+
+    def full_slice(self, children):
+        return ast.FullSlice(token_span(children[0]))
+
+    def attribute(self, children):
+        value, attr = children
+        return ast.Attribute(value, str(attr), token_span(attr), span_of(children))

@@ -1,0 +1,169 @@
+"""The builtins of the language: signatures and documentation, one source for analysis, hover and completion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    signature: str
+    doc: str
+    kind: str  # program | creation | memory | math | reduction | shape | scalar | verify | hint | loop
+
+
+def _table(kind: str, entries: list[tuple[str, str, str]]) -> dict[str, Builtin]:
+    return {name: Builtin(name, signature, doc, kind) for name, signature, doc in entries}
+
+
+BUILTINS: dict[str, Builtin] = {
+    **_table(
+        "program",
+        [
+            ("program_id", "program_id(axis) -> i32", "Index of this program along grid axis 0, 1 or 2."),
+            ("num_programs", "num_programs(axis) -> i32", "Number of programs along grid axis 0, 1 or 2."),
+        ],
+    ),
+    **_table(
+        "creation",
+        [
+            ("arange", "arange(n) -> i32[n]", "The vector 0, 1, ..., n-1; n is a compile-time power of two."),
+            ("zeros", "zeros(shape, dtype=f32) -> dtype[shape]", "A tile of zeros; the shape is a tuple of constants."),
+            ("full", "full(shape, value, dtype) -> dtype[shape]", "A tile filled with one scalar value."),
+        ],
+    ),
+    **_table(
+        "memory",
+        [
+            (
+                "load",
+                "load(T[i0, i1, ...], mask=None, other=None) -> T.dtype[tile]",
+                "Read a tile of tensor T. Each index is a vector for one axis (the tile is their outer product) "
+                "or tiles that broadcast together. Masked-off elements read `other`.",
+            ),
+            (
+                "store",
+                "store(T[i0, i1, ...], value, mask=None)",
+                "Write a tile into output tensor T (declared `out`). Masked-off elements are not written.",
+            ),
+            (
+                "atomic_add",
+                "atomic_add(T[i0, i1, ...], value, mask=None)",
+                "Atomically add a tile into output tensor T; several programs may add into the same element.",
+            ),
+        ],
+    ),
+    **_table(
+        "math",
+        [
+            (
+                "dot",
+                'dot(a, b, acc=None, input_precision="ieee", out_dtype=f32) -> [M, N]',
+                "Matrix product of a [M, K] and b [K, N] tiles (or batched [B, M, K] @ [B, K, N]), added to acc. "
+                'M, N and K are at least 16. input_precision is "ieee", "tf32" or "tf32x3" for f32 inputs.',
+            ),
+            ("exp", "exp(x)", "e to the x, elementwise (floating point)."),
+            ("exp2", "exp2(x)", "2 to the x, elementwise (floating point); cheaper than exp on GPUs."),
+            ("log", "log(x)", "Natural logarithm, elementwise (floating point)."),
+            ("log2", "log2(x)", "Base-2 logarithm, elementwise (floating point)."),
+            ("sqrt", "sqrt(x)", "Square root, elementwise (floating point)."),
+            ("rsqrt", "rsqrt(x)", "1 / sqrt(x), elementwise (floating point)."),
+            ("sigmoid", "sigmoid(x)", "1 / (1 + exp(-x)), elementwise (floating point)."),
+            ("tanh", "tanh(x)", "Hyperbolic tangent, elementwise (floating point)."),
+            ("erf", "erf(x)", "The error function, elementwise (floating point); used by exact GELU."),
+            ("sin", "sin(x)", "Sine, elementwise (floating point)."),
+            ("cos", "cos(x)", "Cosine, elementwise (floating point)."),
+            ("abs", "abs(x)", "Absolute value, elementwise."),
+            ("maximum", "maximum(a, b)", "Elementwise maximum, with broadcasting."),
+            ("minimum", "minimum(a, b)", "Elementwise minimum, with broadcasting."),
+            ("where", "where(cond, a, b)", "Elementwise choice: a where cond is true, else b, with broadcasting."),
+            ("cdiv", "cdiv(a, b) -> int", "Ceiling division of integers: (a + b - 1) // b."),
+        ],
+    ),
+    **_table(
+        "reduction",
+        [
+            ("sum", "sum(x, axis, keep_dims=False)", "Sum along an axis."),
+            ("max", "max(x, axis, keep_dims=False)", "Maximum along an axis (for two values, use maximum)."),
+            ("min", "min(x, axis, keep_dims=False)", "Minimum along an axis (for two values, use minimum)."),
+            ("argmax", "argmax(x, axis, keep_dims=False) -> i32", "Index of the maximum along an axis."),
+            ("argmin", "argmin(x, axis, keep_dims=False) -> i32", "Index of the minimum along an axis."),
+        ],
+    ),
+    **_table(
+        "shape",
+        [
+            ("cast", "cast(x, dtype)", "Convert to another dtype; the same as x.to(dtype)."),
+            ("reshape", "reshape(x, shape)", "The same elements in another shape of the same size."),
+            ("broadcast_to", "broadcast_to(x, shape)", "Repeat size-1 axes to reach shape."),
+            ("trans", "trans(x)", "Swap the two axes of a 2-D tile."),
+        ],
+    ),
+    **_table(
+        "verify",
+        [
+            (
+                "tag",
+                "tag(x, name=value, ...)",
+                "Attach symbolic tags to a value (for example the pipeline stage it holds); they flow with it.",
+            ),
+            (
+                "assert_tag",
+                "assert_tag(x, name=value, ...) or assert_tag(condition)",
+                "State a relation over tags at a use site; the verifier proves it or gives a counterexample. "
+                "In a condition, x.name reads tag `name` of x.",
+            ),
+        ],
+    ),
+    **_table(
+        "hint",
+        [
+            ("multiple_of", "multiple_of(x, n)", "Promise the compiler that every element of x is a multiple of n."),
+            ("max_contiguous", "max_contiguous(x, n)", "Promise the compiler that x holds runs of n consecutive values."),
+        ],
+    ),
+    **_table(
+        "loop",
+        [
+            ("range", "range([start,] stop[, step])", "A loop over a runtime range (scf.for in Triton)."),
+            ("static_range", "static_range([start,] stop[, step])", "A loop unrolled at compile time; constant bounds."),
+        ],
+    ),
+}
+
+METHODS: dict[str, Builtin] = {
+    "to": Builtin("to", "x.to(dtype)", "Convert to another dtype.", "shape"),
+}
+
+DTYPES: dict[str, str] = {
+    "bool": "boolean (i1)",
+    "i8": "8-bit signed integer",
+    "i16": "16-bit signed integer",
+    "i32": "32-bit signed integer",
+    "i64": "64-bit signed integer",
+    "u8": "8-bit unsigned integer",
+    "f8e4m3": "8-bit float, 4 exponent bits (Hopper FP8)",
+    "f8e5m2": "8-bit float, 5 exponent bits (Hopper FP8)",
+    "f16": "IEEE half precision",
+    "bf16": "bfloat16",
+    "f32": "IEEE single precision",
+    "f64": "IEEE double precision",
+}
+
+CONSTANTS: dict[str, str] = {
+    "inf": "positive infinity (f32); write -inf for negative infinity",
+    "nan": "not a number (f32)",
+}
+
+POLICY_SETTINGS: dict[str, str] = {
+    "num_warps": "warps per program: 1, 2, 4, 8, 16 or 32",
+    "num_stages": "software pipelining depth of loops (1 or more)",
+    "num_ctas": "programs per cluster on Hopper: 1, 2 or 4",
+    "maxnreg": "register cap per thread (Triton's maxnreg)",
+}
+
+KEYWORDS = (
+    "kernel", "reference", "inputs", "sizes", "tile", "policy", "requires", "grid", "for", "in", "if", "elif",
+    "else", "invariant", "pass", "and", "or", "not", "out", "tune", "True", "False", "None",
+)  # fmt: skip

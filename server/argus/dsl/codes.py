@@ -1,0 +1,67 @@
+"""The catalog of diagnostic codes. Codes are stable: a code is never reused for another meaning.
+
+Families: AR0xx syntax, AR1xx names, AR2xx types and shapes, AR3xx data-flow invariants, AR4xx kernel
+structure and problem sizes. docs/diagnostics.md documents each code with a wrong and a right example.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    title: str
+    severity: str  # error | warning | information | hint
+
+
+CODES: dict[str, CodeInfo] = {
+    # syntax
+    "AR001": CodeInfo("unexpected token", "error"),
+    "AR002": CodeInfo("unexpected character", "error"),
+    "AR003": CodeInfo("bracket never closed", "error"),
+    "AR004": CodeInfo("unmatched closing bracket", "error"),
+    "AR005": CodeInfo("inconsistent indentation", "error"),
+    "AR006": CodeInfo("unknown top-level item", "error"),
+    "AR007": CodeInfo("Python syntax error in a reference or inputs block", "error"),
+    # names
+    "AR101": CodeInfo("undefined name", "error"),
+    "AR102": CodeInfo("duplicate definition", "error"),
+    "AR103": CodeInfo("unknown function or method", "error"),
+    "AR104": CodeInfo("unknown dtype", "error"),
+    "AR105": CodeInfo("block for an unknown kernel", "error"),
+    "AR106": CodeInfo("reference parameters differ from the kernel's inputs", "error"),
+    "AR107": CodeInfo("kernel without a reference", "warning"),
+    "AR108": CodeInfo("kernel without problem sizes", "warning"),
+    "AR109": CodeInfo("assignment to a name that cannot change", "error"),
+    "AR110": CodeInfo("name defined only on some paths", "error"),
+    # types and shapes
+    "AR201": CodeInfo("incompatible shapes", "error"),
+    "AR202": CodeInfo("dot operand shapes do not match", "error"),
+    "AR203": CodeInfo("mask does not match the access", "error"),
+    "AR204": CodeInfo("wrong dtype for the operation", "error"),
+    "AR205": CodeInfo("tile dimension is not a power of two", "error"),
+    "AR206": CodeInfo("not a compile-time constant", "error"),
+    "AR207": CodeInfo("wrong arguments", "error"),
+    "AR208": CodeInfo("bad tensor access", "error"),
+    "AR209": CodeInfo("loop-carried value changes type", "error"),
+    "AR210": CodeInfo("condition is not a scalar", "error"),
+    "AR211": CodeInfo("store to a tensor not marked out", "error"),
+    "AR212": CodeInfo("implicit narrowing on store", "warning"),
+    "AR213": CodeInfo("axis out of range", "error"),
+    "AR214": CodeInfo("reshape changes the number of elements", "error"),
+    "AR215": CodeInfo("dot operand smaller than 16", "error"),
+    "AR216": CodeInfo("value used where it cannot be", "error"),
+    "AR217": CodeInfo("unsupported tensor dimension", "error"),
+    "AR218": CodeInfo("invalid argument value", "error"),
+    # kernel structure and problem sizes
+    "AR401": CodeInfo("missing or repeated grid", "error"),
+    "AR402": CodeInfo("program axis outside the grid", "error"),
+    "AR403": CodeInfo("invalid policy setting", "error"),
+    "AR404": CodeInfo("requires is not a condition on sizes", "error"),
+    "AR405": CodeInfo("problem size set does not match the kernel", "error"),
+    "AR406": CodeInfo("problem size set violates requires", "error"),
+    "AR407": CodeInfo("declaration in the wrong place", "error"),
+    "AR408": CodeInfo("output never written", "warning"),
+    "AR409": CodeInfo("invalid tune list", "error"),
+}

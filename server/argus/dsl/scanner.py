@@ -1,0 +1,128 @@
+"""A line-level pre-pass that makes error recovery possible.
+
+It splits a file into top-level items (so a broken kernel never hides the next one) and an item into
+logical lines (a statement with its bracketed continuation lines), so that the parser can replace one bad
+statement and parse the rest. It also finds unbalanced brackets, which an LALR parser reports far from
+where the mistake is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+CLOSERS = {")": "(", "]": "[", "}": "{"}
+TOP_LEVEL_KEYWORDS = ("kernel", "reference", "inputs", "sizes")
+
+
+@dataclass(frozen=True, slots=True)
+class BracketError:
+    line: int
+    col: int
+    char: str
+    unclosed: bool  # True: an opener never closed; False: a closer with no opener
+
+
+@dataclass(frozen=True, slots=True)
+class LogicalLine:
+    start: int  # first physical line
+    end: int  # one past the last physical line
+    indent: int
+    header: bool  # ends with ':' and opens an indented block
+
+
+def indentation(line: str) -> int:
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width = (width // 8 + 1) * 8
+        elif ch == "\f":
+            width = 0
+        else:
+            break
+    return width
+
+
+def is_code(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def bracket_events(line: str) -> list[tuple[int, str]]:
+    """Brackets on one line outside strings and comments, with their columns."""
+    events = []
+    quote = None
+    for col, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            break
+        elif ch in OPENERS or ch in CLOSERS:
+            events.append((col, ch))
+    return events
+
+
+def split_items(lines: list[str]) -> list[tuple[int, int]]:
+    """Line ranges of the top-level items: each starts at a code line in column 0.
+
+    A column-0 line inside open brackets continues the item, unless it starts with a top-level keyword:
+    an unclosed bracket must not swallow the rest of the file.
+    """
+    starts: list[int] = []
+    depth = 0
+    for number, line in enumerate(lines):
+        if is_code(line) and indentation(line) == 0:
+            word = line.split(None, 1)[0].split("(", 1)[0].rstrip(":")
+            if depth == 0 or word in TOP_LEVEL_KEYWORDS:
+                starts.append(number)
+                depth = 0
+        for _, ch in bracket_events(line):
+            depth = depth + 1 if ch in OPENERS else max(depth - 1, 0)
+    ends = starts[1:] + [len(lines)]
+    # Trailing blank and comment lines belong to the item above them; keep them, they parse as newlines.
+    return list(zip(starts, ends))
+
+
+def logical_lines(lines: list[str], start: int, end: int) -> tuple[list[LogicalLine], list[BracketError]]:
+    """The statements of an item, each a range of physical lines, and the bracket errors found."""
+    result: list[LogicalLine] = []
+    errors: list[BracketError] = []
+    number = start
+    while number < end:
+        if not is_code(lines[number]):
+            number += 1
+            continue
+        first = number
+        indent = indentation(lines[first])
+        stack: list[tuple[int, int, str]] = []
+        while True:
+            for col, ch in bracket_events(lines[number]):
+                if ch in OPENERS:
+                    stack.append((number, col, ch))
+                elif stack and stack[-1][2] == CLOSERS[ch]:
+                    stack.pop()
+                else:
+                    errors.append(BracketError(number, col, ch, unclosed=False))
+            number += 1
+            if not stack:
+                break
+            following = next((k for k in range(number, end) if is_code(lines[k])), end)
+            if following >= end:
+                break
+            text = lines[following].lstrip()
+            if indentation(lines[following]) <= indent and text[:1] not in CLOSERS:
+                break
+            number = following
+        if stack:
+            line, col, ch = stack[-1]
+            errors.append(BracketError(line, col, ch, unclosed=True))
+        following = next((k for k in range(number, end) if is_code(lines[k])), None)
+        # A statement followed by a deeper line opens a block, whether or not its ':' made it in.
+        header = following is not None and indentation(lines[following]) > indent
+        result.append(LogicalLine(first, number, indent, header))
+    return result, errors
