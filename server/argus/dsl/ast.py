@@ -202,10 +202,15 @@ class Pass:
 
 @dataclass(slots=True)
 class ErrorStmt:
-    """A statement that did not parse; its diagnostic is already reported."""
+    """A statement that did not parse; its diagnostic is already reported.
+
+    `names` are the names it seems to assign (`x, y = ...`, `for k in ...`): later layers treat them as
+    defined but of unknown type, so one broken line does not cause an error at every use of its names.
+    """
 
     span: Span
     body: list[Stmt] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ CODES: dict[str, CodeInfo] = {
     "AR108": CodeInfo("kernel without problem sizes", "warning"),
     "AR109": CodeInfo("assignment to a name that cannot change", "error"),
     "AR110": CodeInfo("name defined only on some paths", "error"),
+    "AR111": CodeInfo("reference does not return a value", "error"),
     # types and shapes
     "AR201": CodeInfo("incompatible shapes", "error"),
     "AR202": CodeInfo("dot operand shapes do not match", "error"),

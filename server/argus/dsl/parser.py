@@ -192,6 +192,7 @@ class _StatementItem:
         for stmt in ast.walk_stmts(item.body):
             if isinstance(stmt, ast.ErrorStmt) and stmt.span.line in spans:
                 stmt.span = spans[stmt.span.line]
+                stmt.names = _assigned_names(self.lines[stmt.span.line])
 
     def _statement_at(self, line: int) -> int:
         """Index of the logical line holding a physical line (or the last one before it)."""
@@ -299,6 +300,14 @@ class _StatementItem:
                     self.work[line - self.start] = row[:col] + " " + row[col + 1 :]
                 return True
         return False
+
+
+ASSIGNED = re.compile(r"\s*(?:for\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?:=(?!=)|[-+*/%&|]=|//=|\bin\b)")
+
+
+def _assigned_names(line: str) -> list[str]:
+    match = ASSIGNED.match(line)
+    return [name.strip() for name in match.group(1).split(",")] if match else []
 
 
 def _error_message(error: UnexpectedInput, displays: dict[str, str]) -> str:

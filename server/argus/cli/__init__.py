@@ -1,0 +1,1 @@
+"""The `argus` command line."""

@@ -1,0 +1,61 @@
+"""`argus check PATH... [--json]`: diagnostics for files, as compiler-style lines or one JSON list."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from argus.dsl.check import check_source
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="check Argus files: syntax, names, dtypes, shapes",
+        description="Check Argus files. Exit status: 1 if any error was found, 0 otherwise, 2 on usage errors.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for *.argus")
+    parser.add_argument("--json", action="store_true", help="print one JSON list of diagnostics (LSP ranges)")
+    parser.set_defaults(run=run)
+
+
+def expand(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.argus")))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise FileNotFoundError(name)
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        files = expand(args.paths)
+    except FileNotFoundError as missing:
+        print(f"argus check: no such file or folder: {missing}", file=sys.stderr)
+        return 2
+    records = []
+    errors = 0
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as problem:
+            print(f"argus check: cannot read {path}: {problem}", file=sys.stderr)
+            return 2
+        result = check_source(text)
+        errors += sum(d.severity.value == "error" for d in result.diagnostics)
+        for diagnostic in result.diagnostics:
+            if args.json:
+                records.append({"path": str(path), **diagnostic.model_dump(mode="json")})
+            else:
+                print(diagnostic.text_line(str(path)))
+    if args.json:
+        json.dump(records, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    return 1 if errors else 0

@@ -1,0 +1,134 @@
+"""Semantic analysis of a whole file: each kernel, and the reference, inputs and sizes blocks beside it."""
+
+from __future__ import annotations
+
+import ast as pyast
+from dataclasses import dataclass, field
+
+from argus.dsl import ast, ir
+from argus.dsl.diagnostics import Diagnostic, make
+from argus.dsl.evaluate import evaluate
+from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
+from argus.dsl.types import TensorT
+
+
+@dataclass(slots=True)
+class Analysis:
+    kernels: dict[str, ir.KernelIR] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    symbols: list[SymbolUse] = field(default_factory=list)
+
+
+def analyze(module: ast.Module) -> Analysis:
+    result = Analysis()
+    kernels: dict[str, ast.Kernel] = {}
+    for kernel in module.kernels:
+        if kernel.name in kernels:
+            result.diagnostics.append(make("AR102", kernel.name_span, f"kernel `{kernel.name}` is defined twice"))
+            continue
+        kernels[kernel.name] = kernel
+        try:
+            result.kernels[kernel.name] = KernelAnalyzer(kernel, result.diagnostics, result.symbols).run()
+        except Exception as error:  # an analyzer bug must not take down the editor
+            result.diagnostics.append(make("AR216", kernel.name_span, f"internal analyzer error: {error!r}"))
+    blocks: dict[tuple[str, str], ast.Item] = {}
+    for item in module.items:
+        if isinstance(item, ast.PythonBlock | ast.Sizes):
+            kind = item.kind if isinstance(item, ast.PythonBlock) else "sizes"
+            if item.kernel not in kernels:
+                message = f"`{kind} {item.kernel}` names no kernel in this file"
+                result.diagnostics.append(make("AR105", item.kernel_span, message))
+                continue
+            if (kind, item.kernel) in blocks:
+                message = f"`{kind} {item.kernel}` is given twice"
+                result.diagnostics.append(make("AR102", item.kernel_span, message))
+                continue
+            blocks[(kind, item.kernel)] = item
+            target = result.kernels.get(item.kernel)
+            if target is None:
+                continue
+            if isinstance(item, ast.PythonBlock):
+                _check_python_block(item, target, result.diagnostics)
+            else:
+                _check_sizes(item, kernels[item.kernel], target, result.diagnostics)
+    for name, kernel in kernels.items():
+        if ("reference", name) not in blocks:
+            message = f"kernel `{name}` has no `reference {name}(...)`: the gate cannot check its results"
+            result.diagnostics.append(make("AR107", kernel.name_span, message))
+        sizes = blocks.get(("sizes", name))
+        if sizes is None:
+            message = f"kernel `{name}` has no `sizes {name}:` block: the gate has no problem to run"
+            result.diagnostics.append(make("AR108", kernel.name_span, message))
+        elif not any(s.name == "small" for s in sizes.sets):
+            message = f"`sizes {name}` has no `small` set, the one the gate runs on the CPU"
+            result.diagnostics.append(make("AR108", sizes.kernel_span, message))
+    return result
+
+
+def _inputs(kernel: ir.KernelIR) -> list[str]:
+    return [p.name for p in kernel.params if not (isinstance(p.type, TensorT) and p.type.out)]
+
+
+def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
+    if block.kind == "inputs":
+        return
+    expected = _inputs(kernel)
+    given = [p.id for p in block.params or []]
+    if given != expected:
+        message = f"`reference {kernel.name}` takes the kernel's inputs in order: ({', '.join(expected)})"
+        span = block.kernel_span if not block.params else block.params[0].span.cover(block.params[-1].span)
+        diagnostics.append(make("AR106", span, message, expected=expected, given=given))
+    try:
+        tree = pyast.parse(block.body)
+    except SyntaxError:
+        return  # already reported by the parser
+    returns = [n for n in pyast.walk(tree) if isinstance(n, pyast.Return) and n.value is not None]
+    if block.body.strip() and not returns:
+        message = f"`reference {kernel.name}` must return the expected output"
+        diagnostics.append(make("AR111", block.kernel_span, message))
+
+
+def _check_sizes(sizes: ast.Sizes, kernel_ast: ast.Kernel, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
+    scalars = {p.name: p.default for p in kernel.params if not isinstance(p.type, TensorT)}
+    constants = {name: c.value for name, c in kernel.constants.items()}
+    requires = [c for stmt in kernel_ast.body if isinstance(stmt, ast.Requires) for c in stmt.conditions]
+    seen_sets: set[str] = set()
+    for size_set in sizes.sets:
+        if size_set.name in seen_sets:
+            diagnostics.append(make("AR102", size_set.name_span, f"size set `{size_set.name}` is given twice"))
+            continue
+        seen_sets.add(size_set.name)
+        env: dict = dict(constants)
+        env.update({k: v for k, v in scalars.items() if v is not None})
+        bound: set[str] = set()
+        for binding in size_set.bindings:
+            if binding.name in bound:
+                diagnostics.append(make("AR102", binding.name_span, f"`{binding.name}` is bound twice"))
+                continue
+            bound.add(binding.name)
+            if binding.name not in kernel.sizes and binding.name not in scalars:
+                known = ", ".join(kernel.sizes) or "none"
+                message = f"`{binding.name}` is not a size or scalar parameter of `{kernel.name}` (sizes: {known})"
+                diagnostics.append(make("AR405", binding.name_span, message))
+                continue
+            value = evaluate(binding.value, env)
+            if binding.name in kernel.sizes and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                message = f"size `{binding.name}` must be a positive integer"
+                diagnostics.append(make("AR405", binding.value.span, message))
+                continue
+            if value is None:
+                diagnostics.append(make("AR405", binding.value.span, f"`{binding.name}` needs a constant value"))
+                continue
+            env[binding.name] = value
+        missing = [name for name in kernel.sizes if name not in bound]
+        if missing:
+            message = f"size set `{size_set.name}` does not bind {', '.join(missing)}"
+            diagnostics.append(make("AR405", size_set.name_span, message, missing=missing))
+            continue
+        for condition in requires:
+            if evaluate(condition, env) is False:
+                values = ", ".join(f"{n}={env[n]}" for n in kernel.sizes)
+                message = f"size set `{size_set.name}` ({values}) violates `requires` at line {condition.span.line + 1}"
+                diagnostics.append(
+                    make("AR406", size_set.name_span, message, related=[(condition.span, "the requirement")])
+                )

@@ -1,0 +1,707 @@
+"""Typing of builtin calls and tensor accesses; a mixin of the kernel analyzer."""
+
+from __future__ import annotations
+
+import difflib
+
+from argus.dsl import ast, ir
+from argus.dsl.builtins import BUILTINS, METHODS
+from argus.dsl.evaluate import cdiv
+from argus.dsl.scope import ERROR, Ref, V
+from argus.dsl.shapes import broadcast, fits, is_power_of_two, result_dtype
+from argus.dsl.spans import Span
+from argus.dsl.types import (
+    BOOL,
+    F32,
+    I32,
+    Dim,
+    DTypeT,
+    ErrorT,
+    NoneT,
+    RefT,
+    ScalarT,
+    Shape,
+    StrT,
+    TensorT,
+    TileT,
+    shape_of,
+    shape_text,
+)
+
+FLOAT_MATH = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
+REDUCTIONS = {"sum", "max", "min", "argmax", "argmin"}
+INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+
+
+class CallsMixin:
+    # ---- argument handling ----------------------------------------------------------------------
+    def bind_args(self, call: ast.Call, params: list[str], required: int) -> dict[str, ast.Expr] | None:
+        name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+        if len(call.args) > len(params):
+            self.error("AR207", call.span, f"{name} takes at most {len(params)} arguments, {len(call.args)} given")
+            return None
+        bound = dict(zip(params, call.args, strict=False))
+        for keyword in call.keywords:
+            if keyword.name not in params:
+                close = difflib.get_close_matches(keyword.name, params, n=1)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                self.error("AR207", keyword.name_span, f"{name} has no argument `{keyword.name}`{hint}")
+                return None
+            if keyword.name in bound:
+                self.error("AR207", keyword.name_span, f"argument `{keyword.name}` given twice")
+                return None
+            bound[keyword.name] = keyword.value
+        missing = [p for p in params[:required] if p not in bound]
+        if missing:
+            self.error("AR207", call.span, f"{name} is missing `{missing[0]}`: {self.signature(name)}")
+            return None
+        return bound
+
+    @staticmethod
+    def signature(name: str) -> str:
+        entry = BUILTINS.get(name) or METHODS.get(name)
+        return entry.signature if entry else name
+
+    def constant_arg(self, expr: ast.Expr, what: str, kinds=(int,)):
+        """A compile-time argument; its folding leaves no ops behind."""
+        mark = len(self.block.ops)
+        v = self.expr(expr)
+        if isinstance(v.type, ErrorT):
+            return None
+        const = v.const
+        if const is None or isinstance(const, bool) or not isinstance(const, kinds):
+            self.error("AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}")
+            return None
+        del self.block.ops[mark:]
+        return const
+
+    def dtype_arg(self, expr: ast.Expr):
+        v = self.expr(expr)
+        if isinstance(v.type, DTypeT):
+            return v.type.dtype
+        if not isinstance(v.type, ErrorT):
+            self.error("AR204", expr.span, f"expected a dtype such as f16 or f32, found {self.describe(v)}")
+        return None
+
+    def shape_arg(self, expr: ast.Expr) -> Shape | None:
+        elements = expr.elts if isinstance(expr, ast.Tuple | ast.List) else [expr]
+        dims = []
+        for element in elements:
+            size = self.constant_arg(element, "a tile dimension")
+            if size is None:
+                return None
+            if not is_power_of_two(size):
+                self.error("AR205", element.span, f"tile dimensions are powers of two, not {size}")
+                return None
+            dims.append(Dim(size, element.id if isinstance(element, ast.Name) else ""))
+        return tuple(dims)
+
+    def axis_arg(self, expr: ast.Expr, rank: int) -> int | None:
+        axis = self.constant_arg(expr, "the axis")
+        if axis is None:
+            return None
+        if not -rank <= axis < rank:
+            self.error("AR213", expr.span, f"axis {axis} is out of range for a tile with {rank} axes")
+            return None
+        return axis % rank
+
+    def value_arg(self, expr: ast.Expr) -> V:
+        v = self.expr(expr)
+        return v if self.require_value(v, expr.span) else ERROR
+
+    # ---- dispatch -------------------------------------------------------------------------------
+    def call(self, e: ast.Call, statement: bool = False) -> V:
+        if isinstance(e.func, ast.Attribute):
+            return self.method(e)
+        if not isinstance(e.func, ast.Name):
+            return self.error("AR103", e.func.span, "only builtins and methods can be called")
+        name = e.func.id
+        if name not in BUILTINS:
+            binding = self.scope.lookup(name)
+            if binding is not None:
+                return self.error("AR103", e.func.span, f"`{name}` is a {binding.kind}, not a function")
+            close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            return self.error("AR103", e.func.span, f"unknown function `{name}`{hint}", name=name)
+        self.symbols.append(self.builtin_symbol(e.func))
+        handler = getattr(self, f"call_{name}", None)
+        if handler is None:
+            if name in FLOAT_MATH or name == "abs":
+                return self.call_math(e, name)
+            if name in REDUCTIONS:
+                return self.call_reduce(e, name)
+            return self.error("AR216", e.span, f"{name}(...) is only allowed as the iterable of a `for` loop")
+        return handler(e)
+
+    def builtin_symbol(self, name: ast.Name):
+        from argus.dsl.kernel_analysis import SymbolUse
+
+        return SymbolUse(name.span, name.id, "builtin", BUILTINS[name.id].signature, None)
+
+    def method(self, e: ast.Call) -> V:
+        func = e.func
+        if func.attr != "to":
+            return self.error("AR103", func.attr_span, f"unknown method `.{func.attr}`; tiles have `.to(dtype)`")
+        x = self.value_arg(func.value)
+        args = self.bind_args(e, ["dtype"], 1)
+        if args is None or isinstance(x.type, ErrorT):
+            return ERROR
+        dtype = self.dtype_arg(args["dtype"])
+        return ERROR if dtype is None else self.cast(x, dtype, e.span)
+
+    def cast(self, x: V, dtype, span: Span) -> V:
+        result_type = TileT(dtype, x.type.shape) if isinstance(x.type, TileT) else ScalarT(dtype)
+        if x.type.dtype == dtype:
+            return V(result_type if isinstance(x.type, TileT) else ScalarT(dtype, x.const), x.value, span=span)
+        return V(result_type, self.emit("cast", [x.value], result_type, span, dtype=dtype), span=span)
+
+    # ---- programs and creation ------------------------------------------------------------------
+    def program_axis(self, e: ast.Call) -> int | None:
+        args = self.bind_args(e, ["axis"], 1)
+        if args is None:
+            return None
+        axis = self.constant_arg(args["axis"], "the grid axis")
+        if axis is None:
+            return None
+        if axis not in (0, 1, 2):
+            self.error("AR218", args["axis"].span, f"grid axes are 0, 1 and 2, not {axis}")
+            return None
+        if self.grid_rank is not None and axis >= self.grid_rank:
+            self.error("AR402", e.span, f"axis {axis} is outside the grid, which has {self.grid_rank} axes")
+            return None
+        return axis
+
+    def call_program_id(self, e: ast.Call) -> V:
+        axis = self.program_axis(e)
+        if axis is None:
+            return ERROR
+        return V(ScalarT(I32), self.emit("program_id", [], ScalarT(I32), e.span, axis=axis), span=e.span)
+
+    def call_num_programs(self, e: ast.Call) -> V:
+        axis = self.program_axis(e)
+        if axis is None:
+            return ERROR
+        return V(ScalarT(I32), self.emit("num_programs", [], ScalarT(I32), e.span, axis=axis), span=e.span)
+
+    def call_arange(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["n"], 1)
+        if args is None:
+            return ERROR
+        n = self.constant_arg(args["n"], "arange's length")
+        if n is None:
+            return ERROR
+        if not is_power_of_two(n):
+            return self.error("AR205", args["n"].span, f"arange's length must be a power of two, not {n}")
+        label = args["n"].id if isinstance(args["n"], ast.Name) else ""
+        result_type = TileT(I32, (Dim(n, label),))
+        return V(result_type, self.emit("arange", [], result_type, e.span, n=n), span=e.span)
+
+    def call_zeros(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["shape", "dtype"], 1)
+        if args is None:
+            return ERROR
+        shape = self.shape_arg(args["shape"])
+        dtype = self.dtype_arg(args["dtype"]) if "dtype" in args else F32
+        if shape is None or dtype is None:
+            return ERROR
+        result_type = TileT(dtype, shape)
+        return V(result_type, self.emit("zeros", [], result_type, e.span, shape=shape, dtype=dtype), span=e.span)
+
+    def call_full(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["shape", "value", "dtype"], 3)
+        if args is None:
+            return ERROR
+        shape = self.shape_arg(args["shape"])
+        value = self.value_arg(args["value"])
+        dtype = self.dtype_arg(args["dtype"])
+        if shape is None or dtype is None or isinstance(value.type, ErrorT):
+            return ERROR
+        if isinstance(value.type, TileT):
+            return self.error("AR216", args["value"].span, "full() takes a scalar fill value")
+        result_type = TileT(dtype, shape)
+        op_value = self.emit("full", [value.value], result_type, e.span, shape=shape, dtype=dtype)
+        return V(result_type, op_value, span=e.span)
+
+    # ---- memory ---------------------------------------------------------------------------------
+    def tensor_access(self, e: ast.Subscript, tensor: V) -> V:
+        tensor_type: TensorT = tensor.type
+        name = tensor.value.name or "tensor"
+        rank = len(tensor_type.shape)
+        for index in e.indices:
+            if isinstance(index, ast.FullSlice | ast.NoneLit):
+                return self.error(
+                    "AR208", index.span, "tensor indices are index values or vectors (arange), not `:` or None"
+                )
+        if len(e.indices) != rank:
+            return self.error("AR208", e.span, f"`{name}` has {rank} axes but {len(e.indices)} indices are given")
+        values = [self.expr(i) for i in e.indices]
+        for index, v in zip(e.indices, values, strict=True):
+            if isinstance(v.type, ErrorT):
+                return ERROR
+            if not isinstance(v.type, ScalarT | TileT) or not v.type.dtype.is_integer or v.type.dtype == BOOL:
+                return self.error("AR204", index.span, f"a tensor index is an integer, not {self.describe(v)}")
+        ranks = [len(shape_of(v.type)) for v in values]
+        if all(r <= 1 for r in ranks):
+            shape = tuple(v.type.shape[0] for v in values if isinstance(v.type, TileT))
+            indices, position = [], 0
+            for v in values:
+                if isinstance(v.type, TileT):
+                    indices.append(self.place_on_axis(v, position, len(shape), e.span))
+                    position += 1
+                else:
+                    indices.append(v.value)
+        else:
+            shape: Shape = ()
+            for index, v in zip(e.indices, values, strict=True):
+                combined = broadcast(shape, shape_of(v.type))
+                if combined is None:
+                    return self.error(
+                        "AR201", index.span, f"index shapes {shape_text(shape)} and {shape_text(v.type.shape)} "
+                        "do not broadcast"
+                    )
+                shape = combined
+            indices = [v.value for v in values]
+        ref = Ref(tensor.value, name, indices, shape)
+        return V(RefT(name, tensor_type.dtype, shape), ref=ref, span=e.span)
+
+    def place_on_axis(self, v: V, axis: int, rank: int, span: Span) -> ir.Value:
+        """A vector as axis `axis` of a rank-`rank` tile: size-1 axes everywhere else."""
+        if rank == 1:
+            return v.value
+        shape = [Dim(1)] * rank
+        shape[axis] = v.type.shape[0]
+        result_type = TileT(v.type.dtype, tuple(shape))
+        axes = [i for i in range(rank) if i != axis]
+        return self.emit("expand_dims", [v.value], result_type, span, axes=axes)
+
+    def access_arg(self, expr: ast.Expr, what: str) -> V:
+        v = self.expr(expr)
+        if v.ref is None:
+            if not isinstance(v.type, ErrorT):
+                self.error("AR208", expr.span, f"{what} takes a tensor access such as A[rows, cols], not {v.type}")
+            return ERROR
+        return v
+
+    def mask_arg(self, expr: ast.Expr, shape: Shape) -> ir.Value | None | V:
+        if isinstance(expr, ast.NoneLit):
+            return None
+        if isinstance(expr, ast.Tuple):
+            if len(expr.elts) != len(shape):
+                return self.error(
+                    "AR203",
+                    expr.span,
+                    f"the access is {shape_text(shape)}: a mask tuple has one entry per axis, "
+                    f"{len(shape)} here, not {len(expr.elts)}",
+                )
+            parts = []
+            for axis, element in enumerate(expr.elts):
+                if isinstance(element, ast.NoneLit):
+                    continue
+                v = self.expr(element)
+                if isinstance(v.type, ErrorT):
+                    return ERROR
+                if not isinstance(v.type, ScalarT | TileT) or v.type.dtype != BOOL:
+                    return self.error("AR203", element.span, f"a mask is boolean, not {self.describe(v)}")
+                if isinstance(v.type, TileT):
+                    if len(v.type.shape) != 1 or v.type.shape[0].value != shape[axis].value:
+                        return self.error(
+                            "AR203",
+                            element.span,
+                            f"mask entry {axis} is {shape_text(v.type.shape)} but axis {axis} of the access "
+                            f"has {shape[axis]} elements",
+                        )
+                    parts.append((self.place_on_axis(v, axis, len(shape), element.span), axis))
+                else:
+                    parts.append((v.value, None))
+            if not parts:
+                return None
+            combined, combined_shape = parts[0][0], self.part_shape(parts[0], shape)
+            for value, axis in parts[1:]:
+                combined_shape = broadcast(combined_shape, self.part_shape((value, axis), shape))
+                result_type = TileT(BOOL, combined_shape) if combined_shape else ScalarT(BOOL)
+                combined = self.emit("binary", [combined, value], result_type, expr.span, op="&")
+            return combined
+        v = self.expr(expr)
+        if isinstance(v.type, ErrorT):
+            return ERROR
+        if not isinstance(v.type, ScalarT | TileT) or v.type.dtype != BOOL:
+            return self.error("AR203", expr.span, f"a mask is boolean, not {self.describe(v)}")
+        if not fits(shape_of(v.type), shape):
+            return self.error(
+                "AR203",
+                expr.span,
+                f"mask of shape {shape_text(shape_of(v.type))} does not fit the access {shape_text(shape)}",
+                mask=[d.value for d in shape_of(v.type)],
+                access=[d.value for d in shape],
+            )
+        return v.value
+
+    @staticmethod
+    def part_shape(part, shape: Shape) -> Shape:
+        value, axis = part
+        if axis is None:
+            return ()
+        dims = [Dim(1)] * len(shape)
+        dims[axis] = shape[axis]
+        return tuple(dims) if len(shape) > 1 else (shape[axis],)
+
+    def call_load(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["ref", "mask", "other"], 1)
+        if args is None:
+            return ERROR
+        access = self.access_arg(args["ref"], "load")
+        if access is ERROR:
+            return ERROR
+        ref: Ref = access.ref
+        operands = [ref.tensor, *ref.indices]
+        attrs = {"tensor": ref.name, "rank": len(ref.indices), "mask": False, "other": False}
+        if "mask" in args:
+            mask = self.mask_arg(args["mask"], ref.shape)
+            if mask is ERROR:
+                return ERROR
+            if mask is not None:
+                operands.append(mask)
+                attrs["mask"] = True
+        if "other" in args and not isinstance(args["other"], ast.NoneLit):
+            other = self.value_arg(args["other"])
+            if isinstance(other.type, ErrorT):
+                return ERROR
+            if not fits(shape_of(other.type), ref.shape):
+                return self.error("AR201", args["other"].span, f"`other` does not fit the access {shape_text(ref.shape)}")
+            operands.append(other.value)
+            attrs["other"] = True
+        dtype = access.type.dtype
+        result_type = TileT(dtype, ref.shape) if ref.shape else ScalarT(dtype)
+        return V(result_type, self.emit("load", operands, result_type, e.span, **attrs), span=e.span)
+
+    def call_store(self, e: ast.Call, kind: str = "store") -> V:
+        args = self.bind_args(e, ["ref", "value", "mask"], 2)
+        if args is None:
+            return ERROR
+        access = self.access_arg(args["ref"], kind)
+        value = self.value_arg(args["value"])
+        if access is ERROR or isinstance(value.type, ErrorT):
+            return ERROR
+        ref: Ref = access.ref
+        tensor_type: TensorT = ref.tensor.type
+        if not tensor_type.out:
+            return self.error(
+                "AR211", args["ref"].span, f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it"
+            )
+        self.written.add(ref.name)
+        if not fits(shape_of(value.type), ref.shape):
+            return self.error(
+                "AR201",
+                args["value"].span,
+                f"a value of shape {shape_text(shape_of(value.type))} does not fit the access {shape_text(ref.shape)}",
+                value=[d.value for d in shape_of(value.type)],
+                access=[d.value for d in ref.shape],
+            )
+        target = tensor_type.dtype
+        if value.type.dtype != target and not getattr(value.type, "weak", False):
+            self.warn(
+                "AR212",
+                args["value"].span,
+                f"{kind} converts {value.type.dtype} to {target} implicitly; write `.to({target})` if intended",
+            )
+        operands = [ref.tensor, *ref.indices, value.value]
+        attrs = {"tensor": ref.name, "rank": len(ref.indices), "mask": False}
+        if "mask" in args:
+            mask = self.mask_arg(args["mask"], ref.shape)
+            if mask is ERROR:
+                return ERROR
+            if mask is not None:
+                operands.append(mask)
+                attrs["mask"] = True
+        self.emit(kind, operands, None, e.span, **attrs)
+        return V(NoneT(), span=e.span)
+
+    def call_atomic_add(self, e: ast.Call) -> V:
+        return self.call_store(e, "atomic_add")
+
+    # ---- math -----------------------------------------------------------------------------------
+    def call_dot(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["a", "b", "acc", "input_precision", "out_dtype"], 2)
+        if args is None:
+            return ERROR
+        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
+            return ERROR
+        for v, part in ((a, args["a"]), (b, args["b"])):
+            if not isinstance(v.type, TileT) or len(v.type.shape) not in (2, 3):
+                return self.error("AR202", part.span, f"dot takes 2-D (or batched 3-D) tiles, not {v.type}")
+        sa, sb = a.type.shape, b.type.shape
+        if len(sa) != len(sb):
+            return self.error("AR202", e.span, f"dot of {shape_text(sa)} and {shape_text(sb)}: ranks differ")
+        if sa[-1].value != sb[-2].value:
+            return self.error(
+                "AR202",
+                e.span,
+                f"dot of {shape_text(sa)} and {shape_text(sb)}: a has {sa[-1]} columns but b has {sb[-2]} rows",
+                a=[d.value for d in sa],
+                b=[d.value for d in sb],
+            )
+        if len(sa) == 3 and sa[0].value != sb[0].value:
+            return self.error("AR202", e.span, f"dot of {shape_text(sa)} and {shape_text(sb)}: batch sizes differ")
+        for dim, what in ((sa[-2], "M"), (sb[-1], "N"), (sa[-1], "K")):
+            if dim.value < 16:
+                return self.error("AR215", e.span, f"dot needs {what} of at least 16, not {dim}")
+        if a.type.dtype != b.type.dtype:
+            return self.error(
+                "AR204", e.span, f"dot operands are {a.type.dtype} and {b.type.dtype}; cast one so they match"
+            )
+        if a.type.dtype == BOOL or a.type.dtype.kind == "uint" or (a.type.dtype.is_integer and a.type.dtype.bits != 8):
+            return self.error("AR204", e.span, f"dot takes floating-point or i8 tiles, not {a.type.dtype}")
+        shape = (*sa[:-1], sb[-1])
+        out_dtype = I32 if a.type.dtype.is_integer else F32
+        if "out_dtype" in args:
+            out_dtype = self.dtype_arg(args["out_dtype"])
+            if out_dtype is None:
+                return ERROR
+        operands = [a.value, b.value]
+        if "acc" in args and not isinstance(args["acc"], ast.NoneLit):
+            acc = self.value_arg(args["acc"])
+            if isinstance(acc.type, ErrorT):
+                return ERROR
+            if not isinstance(acc.type, TileT) or tuple(d.value for d in acc.type.shape) != tuple(
+                d.value for d in shape
+            ):
+                return self.error(
+                    "AR202",
+                    args["acc"].span,
+                    f"the accumulator must be {shape_text(shape)}, not {acc.type}",
+                )
+            out_dtype = acc.type.dtype
+            operands.append(acc.value)
+        precision = "ieee"
+        if "input_precision" in args:
+            v = self.expr(args["input_precision"])
+            if not isinstance(v.type, StrT) or v.type.value not in INPUT_PRECISIONS:
+                choices = ", ".join(f'"{p}"' for p in INPUT_PRECISIONS)
+                return self.error("AR218", args["input_precision"].span, f"input_precision is one of {choices}")
+            precision = v.type.value
+        result_type = TileT(out_dtype, shape)
+        attrs = {"input_precision": precision, "out_dtype": out_dtype}
+        return V(result_type, self.emit("dot", operands, result_type, e.span, **attrs), span=e.span)
+
+    def call_math(self, e: ast.Call, name: str) -> V:
+        args = self.bind_args(e, ["x"], 1)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        if isinstance(x.type, ErrorT):
+            return ERROR
+        if name in FLOAT_MATH and not x.type.dtype.is_float:
+            if getattr(x.type, "weak", False):
+                x = self.cast(x, F32, e.span)
+            else:
+                return self.error(
+                    "AR204", e.span, f"{name} needs floating point, not {x.type.dtype}; convert with .to(f32)"
+                )
+        result_type = TileT(x.type.dtype, x.type.shape) if isinstance(x.type, TileT) else ScalarT(x.type.dtype)
+        return V(result_type, self.emit("math", [x.value], result_type, e.span, fn=name), span=e.span)
+
+    def call_maximum(self, e: ast.Call, name: str = "maximum") -> V:
+        args = self.bind_args(e, ["a", "b"], 2)
+        if args is None:
+            return ERROR
+        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
+            return ERROR
+        shape = self.broadcast_or_error(a, b, e.span, f"arguments of {name}")
+        if shape is None:
+            return ERROR
+        dtype = result_dtype(a.type.dtype, getattr(a.type, "weak", False), b.type.dtype, getattr(b.type, "weak", False))
+        result_type = self.make_type(dtype, shape)
+        return V(result_type, self.emit("math", [a.value, b.value], result_type, e.span, fn=name), span=e.span)
+
+    def call_minimum(self, e: ast.Call) -> V:
+        return self.call_maximum(e, "minimum")
+
+    def call_where(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["cond", "a", "b"], 3)
+        if args is None:
+            return ERROR
+        c, a, b = (self.value_arg(args[k]) for k in ("cond", "a", "b"))
+        if any(isinstance(v.type, ErrorT) for v in (c, a, b)):
+            return ERROR
+        if c.type.dtype != BOOL:
+            return self.error("AR204", args["cond"].span, f"where's condition is boolean, not {c.type.dtype}")
+        shape = self.broadcast_or_error(a, b, e.span, "the choices of where")
+        if shape is None:
+            return ERROR
+        shape = self.broadcast_or_error(c, V(self.make_type(BOOL, shape)), e.span, "where's condition and choices")
+        if shape is None:
+            return ERROR
+        dtype = result_dtype(a.type.dtype, getattr(a.type, "weak", False), b.type.dtype, getattr(b.type, "weak", False))
+        result_type = self.make_type(dtype, shape)
+        return V(result_type, self.emit("where", [c.value, a.value, b.value], result_type, e.span), span=e.span)
+
+    def call_cdiv(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["a", "b"], 2)
+        if args is None:
+            return ERROR
+        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
+            return ERROR
+        for v, part in ((a, args["a"]), (b, args["b"])):
+            if not isinstance(v.type, ScalarT) or not v.type.dtype.is_integer:
+                return self.error("AR204", part.span, f"cdiv takes integer scalars, not {v.type}")
+        if isinstance(a.const, int) and isinstance(b.const, int) and b.const:
+            value = cdiv(a.const, b.const)
+            return self.constant(value, ScalarT(I32, value, True), e.span)
+        result_type = ScalarT(result_dtype(a.type.dtype, a.type.weak, b.type.dtype, b.type.weak))
+        return V(result_type, self.emit("cdiv", [a.value, b.value], result_type, e.span), span=e.span)
+
+    def call_reduce(self, e: ast.Call, name: str) -> V:
+        args = self.bind_args(e, ["x", "axis", "keep_dims"], 2)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        if isinstance(x.type, ErrorT):
+            return ERROR
+        if not isinstance(x.type, TileT):
+            hint = f"; for two values use {'maximum' if name == 'max' else 'minimum'}" if name in ("max", "min") else ""
+            return self.error("AR216", args["x"].span, f"{name} reduces a tile, not {x.type}{hint}")
+        axis = self.axis_arg(args["axis"], len(x.type.shape))
+        if axis is None:
+            return ERROR
+        keep = False
+        if "keep_dims" in args:
+            keep = self.constant_arg(args["keep_dims"], "keep_dims", (bool, int))
+            if keep is None and not isinstance(args["keep_dims"], ast.Bool):
+                return ERROR
+            keep = bool(keep) if keep is not None else args["keep_dims"].value
+        shape = list(x.type.shape)
+        if keep:
+            shape[axis] = Dim(1)
+        else:
+            shape.pop(axis)
+        dtype = I32 if name.startswith("arg") else x.type.dtype
+        result_type = TileT(dtype, tuple(shape)) if shape else ScalarT(dtype)
+        attrs = {"fn": name, "axis": axis, "keep_dims": keep}
+        return V(result_type, self.emit("reduce", [x.value], result_type, e.span, **attrs), span=e.span)
+
+    # ---- shapes and dtypes ----------------------------------------------------------------------
+    def call_cast(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["x", "dtype"], 2)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        dtype = self.dtype_arg(args["dtype"])
+        if isinstance(x.type, ErrorT) or dtype is None:
+            return ERROR
+        return self.cast(x, dtype, e.span)
+
+    def call_reshape(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["x", "shape"], 2)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        shape = self.shape_arg(args["shape"])
+        if isinstance(x.type, ErrorT) or shape is None:
+            return ERROR
+        before = 1
+        for d in shape_of(x.type):
+            before *= d.value
+        after = 1
+        for d in shape:
+            after *= d.value
+        if before != after:
+            return self.error(
+                "AR214", e.span, f"reshape from {shape_text(shape_of(x.type))} ({before} elements) to "
+                f"{shape_text(shape)} ({after} elements)"
+            )
+        result_type = TileT(x.type.dtype, shape)
+        return V(result_type, self.emit("reshape", [x.value], result_type, e.span, shape=shape), span=e.span)
+
+    def call_broadcast_to(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["x", "shape"], 2)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        shape = self.shape_arg(args["shape"])
+        if isinstance(x.type, ErrorT) or shape is None:
+            return ERROR
+        if not fits(shape_of(x.type), shape):
+            return self.error(
+                "AR201", e.span, f"{shape_text(shape_of(x.type))} does not broadcast to {shape_text(shape)}"
+            )
+        result_type = TileT(x.type.dtype, shape)
+        return V(result_type, self.emit("broadcast_to", [x.value], result_type, e.span, shape=shape), span=e.span)
+
+    def call_trans(self, e: ast.Call) -> V:
+        args = self.bind_args(e, ["x"], 1)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        if isinstance(x.type, ErrorT):
+            return ERROR
+        if not isinstance(x.type, TileT) or len(x.type.shape) != 2:
+            return self.error("AR213", e.span, f"trans takes a 2-D tile, not {x.type}")
+        result_type = TileT(x.type.dtype, (x.type.shape[1], x.type.shape[0]))
+        return V(result_type, self.emit("trans", [x.value], result_type, e.span), span=e.span)
+
+    def call_multiple_of(self, e: ast.Call, name: str = "multiple_of") -> V:
+        args = self.bind_args(e, ["x", "n"], 2)
+        if args is None:
+            return ERROR
+        x = self.value_arg(args["x"])
+        n = self.constant_arg(args["n"], f"{name}'s n")
+        if isinstance(x.type, ErrorT) or n is None:
+            return ERROR
+        if not x.type.dtype.is_integer:
+            return self.error("AR204", args["x"].span, f"{name} takes integers, not {x.type.dtype}")
+        result_type = x.type
+        return V(result_type, self.emit("hint", [x.value], result_type, e.span, fn=name, n=n), span=e.span)
+
+    def call_max_contiguous(self, e: ast.Call) -> V:
+        return self.call_multiple_of(e, "max_contiguous")
+
+    # ---- tags -----------------------------------------------------------------------------------
+    def tag_values(self, e: ast.Call) -> tuple[V, list[str], list[ir.Value]] | None:
+        if len(e.args) != 1 or not e.keywords:
+            self.error("AR207", e.span, f"{self.signature(e.func.id)}")
+            return None
+        x = self.value_arg(e.args[0])
+        names, values = [], []
+        for keyword in e.keywords:
+            v = self.value_arg(keyword.value)
+            if isinstance(v.type, ErrorT):
+                return None
+            if not isinstance(v.type, ScalarT) or not v.type.dtype.is_integer:
+                self.error("AR204", keyword.value.span, f"a tag value is an integer scalar, not {v.type}")
+                return None
+            names.append(keyword.name)
+            values.append(v.value)
+        if isinstance(x.type, ErrorT):
+            return None
+        return x, names, values
+
+    def call_tag(self, e: ast.Call) -> V:
+        parts = self.tag_values(e)
+        if parts is None:
+            return ERROR
+        x, names, values = parts
+        result = self.emit("tag", [x.value, *values], x.type, e.span, names=names)
+        tagged = V(x.type, result, span=e.span)
+        if isinstance(e.args[0], ast.Name):
+            binding = self.scope.lookup(e.args[0].id)
+            if binding is not None and binding.kind == "variable":
+                self.bind(e.args[0], tagged)
+        return tagged
+
+    def call_assert_tag(self, e: ast.Call) -> V:
+        if not e.keywords and len(e.args) == 1:
+            self.assertion("assert", e.args[0], e.span)
+            return V(NoneT(), span=e.span)
+        self.in_assertion = True
+        try:
+            parts = self.tag_values(e)
+        finally:
+            self.in_assertion = False
+        if parts is None:
+            return ERROR
+        x, names, values = parts
+        self.emit("assert_tag", [x.value, *values], None, e.span, names=names)
+        return V(NoneT(), span=e.span)

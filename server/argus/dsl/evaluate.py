@@ -1,0 +1,97 @@
+"""Evaluation of constant expressions over a dictionary of known names (tile constants, problem sizes)."""
+
+from __future__ import annotations
+
+import operator
+
+from argus.dsl import ast
+
+Number = int | float | bool
+
+BINARY = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+COMPARE = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+CONSTANT_NAMES: dict[str, Number] = {"inf": float("inf"), "nan": float("nan")}
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def binary(op: str, a: Number, b: Number) -> Number | None:
+    """Fold one binary operation; None where it has no value (division by zero, a huge power)."""
+    if op in ("//", "%", "/") and b == 0:
+        return None
+    if op == "**" and (abs(b) > 64 or abs(a) > 2**16):
+        return None
+    if op in ("<<", ">>") and not (isinstance(a, int) and isinstance(b, int) and 0 <= b < 64):
+        return None
+    if op in ("&", "|", "^") and (isinstance(a, float) or isinstance(b, float)):
+        return None
+    try:
+        return BINARY[op](a, b)
+    except (ArithmeticError, TypeError, ValueError):
+        return None
+
+
+def evaluate(expr: ast.Expr, env: dict[str, Number]) -> Number | None:
+    """The value of a constant expression, or None when it depends on something unknown."""
+    match expr:
+        case ast.Int(value=value) | ast.Float(value=value) | ast.Bool(value=value):
+            return value
+        case ast.Name(id=name):
+            if name in env:
+                return env[name]
+            return CONSTANT_NAMES.get(name)
+        case ast.UnaryOp(op=op, operand=operand):
+            value = evaluate(operand, env)
+            if value is None:
+                return None
+            if op == "-":
+                return -value
+            if op == "+":
+                return value
+            if op == "not":
+                return not value
+            return ~value if isinstance(value, int) else None
+        case ast.BinOp(op=op, left=left, right=right):
+            a, b = evaluate(left, env), evaluate(right, env)
+            return None if a is None or b is None else binary(op, a, b)
+        case ast.Compare(op=op, left=left, right=right):
+            a, b = evaluate(left, env), evaluate(right, env)
+            return None if a is None or b is None else COMPARE[op](a, b)
+        case ast.BoolOp(op=op, left=left, right=right):
+            a, b = evaluate(left, env), evaluate(right, env)
+            if a is None or b is None:
+                return None
+            return (a and b) if op == "and" else (a or b)
+        case ast.Call(func=ast.Name(id="cdiv"), args=[left, right], keywords=[]):
+            a, b = evaluate(left, env), evaluate(right, env)
+            if isinstance(a, int) and isinstance(b, int) and b != 0:
+                return cdiv(a, b)
+            return None
+        case ast.Call(func=ast.Name(id=("min" | "max") as fn), args=[left, right], keywords=[]):
+            a, b = evaluate(left, env), evaluate(right, env)
+            if a is None or b is None:
+                return None
+            return min(a, b) if fn == "min" else max(a, b)
+    return None

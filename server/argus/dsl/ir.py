@@ -1,0 +1,148 @@
+"""The tile IR: typed SSA values, ops with structured control flow (for, if), one kernel per KernelIR.
+
+Op kinds and their operands (attrs in brackets):
+  const [value]                      size [name]                     param [name]
+  program_id [axis]                  num_programs [axis]             arange [n]
+  zeros [shape, dtype]               full(value) [shape, dtype]
+  binary(a, b) [op]                  unary(a) [op]                   compare(a, b) [op]
+  math(x...) [fn]                    where(c, a, b)                  cast(x) [dtype]
+  expand_dims(x) [axes]              reshape(x) [shape]              broadcast_to(x) [shape]
+  trans(x)                           reduce(x) [fn, axis, keep_dims] cdiv(a, b)
+  dot(a, b[, acc]) [input_precision, out_dtype]
+  load(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]
+  store(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
+  atomic_add(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
+  hint(x) [fn, n]                    tag(x, v...) [names]            assert_tag(x, v...) [names]
+  tag_read(x) [name]                 assert(cond)                    invariant(cond)
+  for(start, stop, step, init...) [var, static, carried]  regions: body(args: iv, carried...)
+  if(cond) [names]                   regions: then, else; each yields the results
+Indices and masks of memory ops are already broadcast-compatible with the access tile, so code
+generation and verification never re-derive the outer-product rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from argus.dsl.spans import Span
+from argus.dsl.types import TensorT, Type
+
+
+@dataclass(eq=False, slots=True)
+class Value:
+    id: int
+    type: Type
+    name: str | None = None
+    op: Op | None = None  # None for block arguments
+
+    def __repr__(self) -> str:
+        return f"%{self.id}" + (f"({self.name})" if self.name else "")
+
+
+@dataclass(eq=False, slots=True)
+class Block:
+    args: list[Value] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
+    yields: list[Value] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class Op:
+    kind: str
+    operands: list[Value]
+    results: list[Value]
+    span: Span
+    attrs: dict[str, Any] = field(default_factory=dict)
+    regions: list[Block] = field(default_factory=list)
+
+    @property
+    def result(self) -> Value:
+        return self.results[0]
+
+
+@dataclass(slots=True)
+class MemoryAccess:
+    tensor: Value
+    indices: list[Value]
+    value: Value | None
+    mask: Value | None
+    other: Value | None
+
+
+def memory_access(op: Op) -> MemoryAccess:
+    """The named parts of a load, store or atomic_add."""
+    rank = op.attrs["rank"]
+    tensor, indices, rest = op.operands[0], op.operands[1 : 1 + rank], list(op.operands[1 + rank :])
+    value = rest.pop(0) if op.kind != "load" else None
+    mask = rest.pop(0) if op.attrs.get("mask") else None
+    other = rest.pop(0) if op.attrs.get("other") else None
+    return MemoryAccess(tensor, indices, value, mask, other)
+
+
+@dataclass(slots=True)
+class ParamIR:
+    name: str
+    type: TensorT | Type
+    value: Value
+    span: Span
+    default: float | int | None = None
+
+
+@dataclass(slots=True)
+class Constant:
+    name: str
+    value: int | float
+    tune: list[int | float]
+    span: Span
+
+
+@dataclass(slots=True)
+class KernelIR:
+    name: str
+    params: list[ParamIR]
+    sizes: dict[str, Value]  # size symbol -> its runtime scalar
+    constants: dict[str, Constant]
+    policy: dict[str, Constant]
+    launch: Block  # ops computing requires and grid from sizes and constants
+    requires: list[tuple[Value, Span]]
+    grid: list[Value]
+    body: Block
+    span: Span
+
+    def tensor(self, name: str) -> ParamIR | None:
+        return next((p for p in self.params if p.name == name and isinstance(p.type, TensorT)), None)
+
+
+def walk_ops(block: Block):
+    """Every op of a block, nested regions included, in program order."""
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            yield from walk_ops(region)
+
+
+def dump(kernel: KernelIR) -> str:
+    """A readable listing of the IR, for tests and debugging."""
+    lines = [f"kernel {kernel.name}"]
+
+    def emit(block: Block, indent: str) -> None:
+        for op in block.ops:
+            results = ", ".join(repr(r) for r in op.results)
+            operands = ", ".join(repr(o) for o in op.operands)
+            attrs = ", ".join(f"{k}={v}" for k, v in op.attrs.items())
+            head = f"{results} = " if results else ""
+            types = ", ".join(str(r.type) for r in op.results)
+            lines.append(f"{indent}{head}{op.kind}({operands}) {{{attrs}}}" + (f" : {types}" if types else ""))
+            for index, region in enumerate(op.regions):
+                args = ", ".join(repr(a) for a in region.args)
+                lines.append(f"{indent}  region {index} ({args}):")
+                emit(region, indent + "    ")
+                if region.yields:
+                    lines.append(f"{indent}    yield {', '.join(repr(v) for v in region.yields)}")
+
+    lines.append("launch:")
+    emit(kernel.launch, "  ")
+    lines.append("body:")
+    emit(kernel.body, "  ")
+    return "\n".join(lines)

@@ -1,0 +1,195 @@
+"""Dtypes and the types of Argus values: scalars, tiles (constant shapes), tensors (symbolic shapes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class DType:
+    name: str
+    kind: str  # bool | int | uint | float
+    bits: int
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "uint", "bool")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        DType("bool", "bool", 1),
+        DType("i8", "int", 8),
+        DType("i16", "int", 16),
+        DType("i32", "int", 32),
+        DType("i64", "int", 64),
+        DType("u8", "uint", 8),
+        DType("f8e4m3", "float", 8),
+        DType("f8e5m2", "float", 8),
+        DType("f16", "float", 16),
+        DType("bf16", "float", 16),
+        DType("f32", "float", 32),
+        DType("f64", "float", 64),
+    )
+}
+BOOL, I32, I64, F16, BF16, F32 = (DTYPES[n] for n in ("bool", "i32", "i64", "f16", "bf16", "f32"))
+
+
+def promote(a: DType, b: DType) -> DType:
+    """The dtype of a binary operation on two non-literal operands, as Triton computes it."""
+    if a == b:
+        return a
+    if a.is_float or b.is_float:
+        if not (a.is_float and b.is_float):
+            return a if a.is_float else b
+        if a.bits != b.bits:
+            return a if a.bits > b.bits else b
+        return F32  # f16 with bf16, or two fp8 kinds
+    if a.kind == "bool":
+        return b
+    if b.kind == "bool":
+        return a
+    return a if a.bits >= b.bits else b
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    """A tile dimension: always a compile-time constant, remembered with the name it was written as."""
+
+    value: int
+    label: str = ""
+
+    def __str__(self) -> str:
+        return self.label or str(self.value)
+
+
+Shape = tuple[Dim, ...]
+
+
+def shape_text(shape: Shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def shape_values(shape: Shape) -> tuple[int, ...]:
+    return tuple(d.value for d in shape)
+
+
+@dataclass(frozen=True, slots=True)
+class SizeExpr:
+    """A tensor dimension: a size symbol plus an offset, or a constant (symbol None)."""
+
+    symbol: str | None
+    offset: int = 0
+    label: str = ""
+
+    def __str__(self) -> str:
+        if self.label:
+            return self.label
+        if self.symbol is None:
+            return str(self.offset)
+        if self.offset:
+            return f"{self.symbol} {'+' if self.offset > 0 else '-'} {abs(self.offset)}"
+        return self.symbol
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarT:
+    dtype: DType
+    const: int | float | bool | None = None  # the value when known at compile time
+    weak: bool = False  # a literal: adapts to the dtype of the other operand
+
+    def __str__(self) -> str:
+        return str(self.dtype) if self.const is None else f"{self.dtype} = {self.const}"
+
+
+@dataclass(frozen=True, slots=True)
+class TileT:
+    dtype: DType
+    shape: Shape
+
+    def __str__(self) -> str:
+        return f"{self.dtype}{shape_text(self.shape)}"
+
+
+@dataclass(frozen=True, slots=True)
+class TensorT:
+    dtype: DType
+    shape: tuple[SizeExpr, ...]
+    out: bool
+
+    def __str__(self) -> str:
+        dims = ", ".join(str(d) for d in self.shape)
+        return f"{'out ' if self.out else ''}{self.dtype}[{dims}] tensor"
+
+
+@dataclass(frozen=True, slots=True)
+class RefT:
+    """`T[i0, i1, ...]`: the elements of a tensor a load or store touches, in the shape of a tile."""
+
+    tensor: str
+    dtype: DType
+    shape: Shape
+
+    def __str__(self) -> str:
+        return f"{self.tensor}[...] -> {self.dtype}{shape_text(self.shape)} access"
+
+
+@dataclass(frozen=True, slots=True)
+class DTypeT:
+    dtype: DType
+
+    def __str__(self) -> str:
+        return f"dtype {self.dtype}"
+
+
+@dataclass(frozen=True, slots=True)
+class TupleT:
+    elts: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "(" + ", ".join(str(e) for e in self.elts) + ")"
+
+
+@dataclass(frozen=True, slots=True)
+class StrT:
+    value: str
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class NoneT:
+    def __str__(self) -> str:
+        return "None"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorT:
+    """The type of an expression that already has a diagnostic: it silences follow-on errors."""
+
+    def __str__(self) -> str:
+        return "<error>"
+
+
+Type = ScalarT | TileT | TensorT | RefT | DTypeT | TupleT | StrT | NoneT | ErrorT
+
+
+def shape_of(t: Type) -> Shape:
+    return t.shape if isinstance(t, TileT) else ()
+
+
+def dtype_of(t: Type) -> DType | None:
+    return t.dtype if isinstance(t, ScalarT | TileT) else None
+
+
+def is_value(t: Type) -> bool:
+    return isinstance(t, ScalarT | TileT)
