@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from argus.dsl.spans import Span
 
@@ -126,9 +125,23 @@ class List:
     span: Span
 
 
-Expr = Union[
-    Name, Int, Float, Bool, NoneLit, Str, BinOp, UnaryOp, Compare, BoolOp, Call, Attribute, Subscript, Tuple, List
-]
+Expr = (
+    Name
+    | Int
+    | Float
+    | Bool
+    | NoneLit
+    | Str
+    | BinOp
+    | UnaryOp
+    | Compare
+    | BoolOp
+    | Call
+    | Attribute
+    | Subscript
+    | Tuple
+    | List
+)
 
 # ---- statements ----------------------------------------------------------------------------------
 
@@ -229,9 +242,7 @@ class If:
     span: Span
 
 
-Stmt = Union[
-    TileDecl, PolicyDecl, Requires, Grid, Invariant, Assign, AugAssign, ExprStmt, Pass, ErrorStmt, For, If
-]
+Stmt = TileDecl | PolicyDecl | Requires | Grid | Invariant | Assign | AugAssign | ExprStmt | Pass | ErrorStmt | For | If
 
 # ---- top-level items -----------------------------------------------------------------------------
 
@@ -301,7 +312,7 @@ class ErrorItem:
     span: Span
 
 
-Item = Union[Kernel, PythonBlock, Sizes, ErrorItem]
+Item = Kernel | PythonBlock | Sizes | ErrorItem
 
 
 @dataclass(slots=True)

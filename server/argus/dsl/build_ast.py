@@ -57,6 +57,66 @@ def as_list(node) -> list:
     return node.elts if isinstance(node, ast.List) else []
 
 
+# Python's precedence, loosest first. Prefix operators bind as in Python: `not` below comparisons,
+# unary minus above `*` but below `**` (so -x**2 is -(x**2)).
+BINARY_PRECEDENCE = {
+    "or": 1,
+    "and": 2,
+    **dict.fromkeys(("<", "<=", ">", ">=", "==", "!="), 4),
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "//": 10,
+    "%": 10,
+    "**": 12,
+}
+PREFIX_BINDING = {"not": 4, "-": 11, "+": 11, "~": 11}
+PREFIX_TYPES = frozenset({"NOT", "UNARY_OP"})
+
+
+def group_operators(items: list) -> ast.Expr:
+    """Precedence climbing over a flat list of prefix tokens, operands and binary-operator tokens."""
+    position = 0
+
+    def operand() -> ast.Expr:
+        nonlocal position
+        item = items[position]
+        if isinstance(item, Token) and item.type in PREFIX_TYPES:
+            position += 1
+            op = str(item)
+            inner = expression(PREFIX_BINDING[op])
+            return ast.UnaryOp(op, inner, token_span(item).cover(inner.span))
+        position += 1
+        return item
+
+    def expression(minimum: int) -> ast.Expr:
+        nonlocal position
+        left = operand()
+        while position < len(items):
+            op = str(items[position])
+            precedence = BINARY_PRECEDENCE[op]
+            if precedence < minimum:
+                break
+            position += 1
+            right = expression(precedence if op == "**" else precedence + 1)
+            span = left.span.cover(right.span)
+            if op in ("and", "or"):
+                left = ast.BoolOp(op, left, right, span)
+            elif precedence == 4:
+                left = ast.Compare(op, left, right, span)
+            else:
+                left = ast.BinOp(op, left, right, span)
+        return left
+
+    return expression(0)
+
+
 class BuildAst(Transformer):
     # ---- items
     def kernel_item(self, children):
@@ -211,38 +271,8 @@ class BuildAst(Transformer):
     def list(self, children):
         return ast.List(present(children), span_of(children))
 
-    def or_(self, children):
-        return ast.BoolOp("or", children[0], children[1], span_of(children))
-
-    def and_(self, children):
-        return ast.BoolOp("and", children[0], children[1], span_of(children))
-
-    def not_(self, children):
-        return ast.UnaryOp("not", children[-1], span_of(children))
-
-    def compare(self, children):
-        left, op, right = children
-        return ast.Compare(str(op), left, right, span_of(children))
-
-    def binop(self, children):
-        left, op, right = children
-        return ast.BinOp(str(op), left, right, span_of(children))
-
-    def binop_or(self, children):
-        return ast.BinOp("|", children[0], children[1], span_of(children))
-
-    def binop_xor(self, children):
-        return ast.BinOp("^", children[0], children[1], span_of(children))
-
-    def binop_and(self, children):
-        return ast.BinOp("&", children[0], children[1], span_of(children))
-
-    def unary(self, children):
-        op, operand = children
-        return ast.UnaryOp(str(op), operand, span_of(children))
-
-    def power(self, children):
-        return ast.BinOp("**", children[0], children[1], span_of(children))
+    def chain(self, children):
+        return group_operators(children)
 
     def call(self, children):
         func, _open, arguments, _close = children

@@ -120,14 +120,22 @@ BUILTINS: dict[str, Builtin] = {
         "hint",
         [
             ("multiple_of", "multiple_of(x, n)", "Promise the compiler that every element of x is a multiple of n."),
-            ("max_contiguous", "max_contiguous(x, n)", "Promise the compiler that x holds runs of n consecutive values."),
+            (
+                "max_contiguous",
+                "max_contiguous(x, n)",
+                "Promise the compiler that x holds runs of n consecutive values.",
+            ),
         ],
     ),
     **_table(
         "loop",
         [
             ("range", "range([start,] stop[, step])", "A loop over a runtime range (scf.for in Triton)."),
-            ("static_range", "static_range([start,] stop[, step])", "A loop unrolled at compile time; constant bounds."),
+            (
+                "static_range",
+                "static_range([start,] stop[, step])",
+                "A loop unrolled at compile time; constant bounds.",
+            ),
         ],
     ),
 }

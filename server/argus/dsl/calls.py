@@ -70,7 +70,9 @@ class CallsMixin:
             return None
         const = v.const
         if const is None or isinstance(const, bool) or not isinstance(const, kinds):
-            self.error("AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}")
+            self.error(
+                "AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}"
+            )
             return None
         del self.block.ops[mark:]
         return const
@@ -256,8 +258,9 @@ class CallsMixin:
                 combined = broadcast(shape, shape_of(v.type))
                 if combined is None:
                     return self.error(
-                        "AR201", index.span, f"index shapes {shape_text(shape)} and {shape_text(v.type.shape)} "
-                        "do not broadcast"
+                        "AR201",
+                        index.span,
+                        f"index shapes {shape_text(shape)} and {shape_text(v.type.shape)} do not broadcast",
                     )
                 shape = combined
             indices = [v.value for v in values]
@@ -282,7 +285,7 @@ class CallsMixin:
             return ERROR
         return v
 
-    def mask_arg(self, expr: ast.Expr, shape: Shape) -> ir.Value | None | V:
+    def mask_arg(self, expr: ast.Expr, shape: Shape) -> ir.Value | V | None:
         if isinstance(expr, ast.NoneLit):
             return None
         if isinstance(expr, ast.Tuple):
@@ -338,7 +341,7 @@ class CallsMixin:
 
     @staticmethod
     def part_shape(part, shape: Shape) -> Shape:
-        value, axis = part
+        _, axis = part
         if axis is None:
             return ()
         dims = [Dim(1)] * len(shape)
@@ -367,7 +370,9 @@ class CallsMixin:
             if isinstance(other.type, ErrorT):
                 return ERROR
             if not fits(shape_of(other.type), ref.shape):
-                return self.error("AR201", args["other"].span, f"`other` does not fit the access {shape_text(ref.shape)}")
+                return self.error(
+                    "AR201", args["other"].span, f"`other` does not fit the access {shape_text(ref.shape)}"
+                )
             operands.append(other.value)
             attrs["other"] = True
         dtype = access.type.dtype
@@ -609,8 +614,10 @@ class CallsMixin:
             after *= d.value
         if before != after:
             return self.error(
-                "AR214", e.span, f"reshape from {shape_text(shape_of(x.type))} ({before} elements) to "
-                f"{shape_text(shape)} ({after} elements)"
+                "AR214",
+                e.span,
+                f"reshape from {shape_text(shape_of(x.type))} ({before} elements) to "
+                f"{shape_text(shape)} ({after} elements)",
             )
         result_type = TileT(x.type.dtype, shape)
         return V(result_type, self.emit("reshape", [x.value], result_type, e.span, shape=shape), span=e.span)

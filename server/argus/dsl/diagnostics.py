@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -11,7 +11,7 @@ from argus.dsl.codes import CODES
 from argus.dsl.spans import Span
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     error = "error"
     warning = "warning"
     information = "information"

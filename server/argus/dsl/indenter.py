@@ -55,7 +55,9 @@ class ArgusIndenter(PostLex):
         while len(levels) > 1:
             _, real = levels.pop()
             if real:
-                yield Token("_DEDENT", "", 0, previous.end_line if previous else 1, previous.end_column if previous else 1)
+                yield Token(
+                    "_DEDENT", "", 0, previous.end_line if previous else 1, previous.end_column if previous else 1
+                )
 
     def _indentation(self, newline: Token, previous: Token | None, levels: list[tuple[int, bool]]) -> Iterator[Token]:
         column = indentation(newline.value.rsplit("\n", 1)[-1])

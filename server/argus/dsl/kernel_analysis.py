@@ -15,7 +15,6 @@ from argus.dsl.shapes import broadcast, is_power_of_two, result_dtype, true_divi
 from argus.dsl.spans import Span
 from argus.dsl.types import (
     BOOL,
-    DTYPES as DTYPE_TABLE,
     F32,
     I32,
     I64,
@@ -31,6 +30,9 @@ from argus.dsl.types import (
     TupleT,
     shape_of,
     shape_text,
+)
+from argus.dsl.types import (
+    DTYPES as DTYPE_TABLE,
 )
 
 DECLARATIONS = (ast.TileDecl, ast.PolicyDecl, ast.Requires, ast.Grid)

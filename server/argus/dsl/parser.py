@@ -74,7 +74,6 @@ class _Parsers(threading.local):
             lexer="contextual",
             postlex=self.indenter,
             transformer=BuildAst(),
-            propagate_positions=True,
             maybe_placeholders=True,
             start=START_RULES,
         )
@@ -186,9 +185,7 @@ class _StatementItem:
             last = statement.end - 1
             while last > statement.start and not is_code(self.lines[last]):
                 last -= 1
-            spans[statement.start] = Span(
-                statement.start, statement.indent, last, len(self.lines[last].rstrip())
-            )
+            spans[statement.start] = Span(statement.start, statement.indent, last, len(self.lines[last].rstrip()))
         for stmt in ast.walk_stmts(item.body):
             if isinstance(stmt, ast.ErrorStmt) and stmt.span.line in spans:
                 stmt.span = spans[stmt.span.line]
@@ -335,7 +332,7 @@ def _expected_text(expected: set[str], displays: dict[str, str]) -> str:
         names -= EXPRESSION_STARTS
     shown += sorted({displays.get(name, name) for name in names})
     if len(shown) > 6:
-        shown = shown[:6] + ["..."]
+        shown = [*shown[:6], "..."]
     return "; expected " + ", ".join(shown)
 
 
@@ -355,9 +352,7 @@ def _parse_python_block(lines: list[str], start: int, stop: int, diagnostics: li
     indent = min((indentation(line) for line in code_lines), default=0)
     body = "\n".join(line[indent:] if is_code(line) else line.strip() for line in body_lines)
     params_nodes = None if params is None else params
-    block = ast.PythonBlock(
-        str(kind), str(name), _token_span(name), params_nodes, body, header.end, indent, span
-    )
+    block = ast.PythonBlock(str(kind), str(name), _token_span(name), params_nodes, body, header.end, indent, span)
     if not code_lines:
         end_line = header.end - 1
         diagnostics.append(

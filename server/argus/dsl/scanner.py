@@ -8,6 +8,7 @@ where the mistake is.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
@@ -50,20 +51,18 @@ def is_code(line: str) -> bool:
     return bool(stripped) and not stripped.startswith("#")
 
 
+BRACKET_OR_SKIP = re.compile(r"""[()\[\]{}]|"[^"]*"?|'[^']*'?|#""")
+
+
 def bracket_events(line: str) -> list[tuple[int, str]]:
     """Brackets on one line outside strings and comments, with their columns."""
     events = []
-    quote = None
-    for col, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#":
+    for match in BRACKET_OR_SKIP.finditer(line):
+        text = match.group()
+        if text == "#":
             break
-        elif ch in OPENERS or ch in CLOSERS:
-            events.append((col, ch))
+        if len(text) == 1 and text not in "\"'":
+            events.append((match.start(), text))
     return events
 
 
@@ -83,9 +82,9 @@ def split_items(lines: list[str]) -> list[tuple[int, int]]:
                 depth = 0
         for _, ch in bracket_events(line):
             depth = depth + 1 if ch in OPENERS else max(depth - 1, 0)
-    ends = starts[1:] + [len(lines)]
+    ends = [*starts[1:], len(lines)]
     # Trailing blank and comment lines belong to the item above them; keep them, they parse as newlines.
-    return list(zip(starts, ends))
+    return list(zip(starts, ends, strict=True))
 
 
 def logical_lines(lines: list[str], start: int, end: int) -> tuple[list[LogicalLine], list[BracketError]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from argus.dsl.types import BOOL, F32, DType, Dim, ScalarT, Shape, promote
+from argus.dsl.types import BOOL, F32, Dim, DType, ScalarT, Shape, promote
 
 
 def broadcast(a: Shape, b: Shape) -> Shape | None:
