@@ -10,6 +10,7 @@ from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
 from argus.dsl.types import TensorT
+from argus.dsl.unparse import unparse
 
 
 @dataclass(slots=True)
@@ -47,10 +48,13 @@ def analyze(module: ast.Module) -> Analysis:
             target = result.kernels.get(item.kernel)
             if target is None:
                 continue
-            if isinstance(item, ast.PythonBlock):
-                _check_python_block(item, target, result.diagnostics)
-            else:
-                _check_sizes(item, kernels[item.kernel], target, result.diagnostics)
+            try:
+                if isinstance(item, ast.PythonBlock):
+                    _check_python_block(item, target, result.diagnostics)
+                else:
+                    _check_sizes(item, kernels[item.kernel], target, result.diagnostics)
+            except RecursionError:
+                result.diagnostics.append(make("AR216", item.kernel_span, "expression nested too deeply"))
     for name, kernel in kernels.items():
         if ("reference", name) not in blocks:
             message = f"kernel `{name}` has no `reference {name}(...)`: the gate cannot check its results"
@@ -70,13 +74,17 @@ def _inputs(kernel: ir.KernelIR) -> list[str]:
 
 
 def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
-    if block.kind == "inputs":
-        return
     expected = _inputs(kernel)
     given = [p.id for p in block.params or []]
-    if given != expected:
+    span = block.kernel_span if not block.params else block.params[0].span.cover(block.params[-1].span)
+    if block.kind == "inputs":
+        unknown = [name for name in given if name not in expected]
+        if not given or unknown:
+            what = f"`{unknown[0]}` is not an input of `{kernel.name}`" if unknown else "it names no parameter"
+            message = f"`inputs {kernel.name}(...)` names the inputs it generates; {what}"
+            diagnostics.append(make("AR106", span, message, expected=expected, given=given))
+    elif given != expected:
         message = f"`reference {kernel.name}` takes the kernel's inputs in order: ({', '.join(expected)})"
-        span = block.kernel_span if not block.params else block.params[0].span.cover(block.params[-1].span)
         diagnostics.append(make("AR106", span, message, expected=expected, given=given))
     try:
         tree = pyast.parse(block.body)
@@ -84,7 +92,8 @@ def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics
         return  # already reported by the parser
     returns = [n for n in pyast.walk(tree) if isinstance(n, pyast.Return) and n.value is not None]
     if block.body.strip() and not returns:
-        message = f"`reference {kernel.name}` must return the expected output"
+        what = "the expected output" if block.kind == "reference" else "the inputs it generates"
+        message = f"`{block.kind} {kernel.name}` must return {what}"
         diagnostics.append(make("AR111", block.kernel_span, message))
 
 
@@ -128,7 +137,7 @@ def _check_sizes(sizes: ast.Sizes, kernel_ast: ast.Kernel, kernel: ir.KernelIR, 
         for condition in requires:
             if evaluate(condition, env) is False:
                 values = ", ".join(f"{n}={env[n]}" for n in kernel.sizes)
-                message = f"size set `{size_set.name}` ({values}) violates `requires` at line {condition.span.line + 1}"
+                message = f"size set `{size_set.name}` ({values}) violates `requires {unparse(condition)}`"
                 diagnostics.append(
                     make("AR406", size_set.name_span, message, related=[(condition.span, "the requirement")])
                 )

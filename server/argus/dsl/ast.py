@@ -265,6 +265,7 @@ class Kernel:
     params: list[Param]
     body: list[Stmt]
     span: Span
+    broken_params: list[str] = field(default_factory=list)  # names of parameters that did not parse
 
 
 @dataclass(slots=True)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from lark import Token, Transformer
 
 from argus.dsl import ast
+from argus.dsl.operators import BINARY_PRECEDENCE, PREFIX_BINDING
 from argus.dsl.spans import Span
+from argus.dsl.unparse import unparse
 
 # Keywords and brackets stay in the token stream so that spans are exact; callbacks then drop them.
 SYNTAX = frozenset(
@@ -57,32 +59,21 @@ def as_list(node) -> list:
     return node.elts if isinstance(node, ast.List) else []
 
 
-# Python's precedence, loosest first. Prefix operators bind as in Python: `not` below comparisons,
-# unary minus above `*` but below `**` (so -x**2 is -(x**2)).
-BINARY_PRECEDENCE = {
-    "or": 1,
-    "and": 2,
-    **dict.fromkeys(("<", "<=", ">", ">=", "==", "!="), 4),
-    "|": 5,
-    "^": 6,
-    "&": 7,
-    "<<": 8,
-    ">>": 8,
-    "+": 9,
-    "-": 9,
-    "*": 10,
-    "/": 10,
-    "//": 10,
-    "%": 10,
-    "**": 12,
-}
-PREFIX_BINDING = {"not": 4, "-": 11, "+": 11, "~": 11}
 PREFIX_TYPES = frozenset({"NOT", "UNARY_OP"})
 
 
-def group_operators(items: list) -> ast.Expr:
-    """Precedence climbing over a flat list of prefix tokens, operands and binary-operator tokens."""
+COMPARISON = 4
+BITWISE_OPS = ("&", "|", "^")
+
+
+def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
+    """Precedence climbing over a flat list of prefix tokens, operands and binary-operator tokens.
+
+    A comparison whose operand is an unparenthesized `&`, `|` or `^` gets a warning: in Python's (and
+    Triton's) precedence `i < M & j < N` means `i < (M & j) < N`, almost never what a mask meant.
+    """
     position = 0
+    built: set[int] = set()  # nodes made here, as opposed to parenthesized operands
 
     def operand() -> ast.Expr:
         nonlocal position
@@ -108,16 +99,30 @@ def group_operators(items: list) -> ast.Expr:
             span = left.span.cover(right.span)
             if op in ("and", "or"):
                 left = ast.BoolOp(op, left, right, span)
-            elif precedence == 4:
+            elif precedence == COMPARISON:
+                for side in (left, right):
+                    if isinstance(side, ast.BinOp) and side.op in BITWISE_OPS and id(side) in built:
+                        shown = [f"({unparse(x)})" if x is side else unparse(x, COMPARISON + 1) for x in (left, right)]
+                        reading = f"{shown[0]} {op} {shown[1]}"
+                        message = (
+                            f"`{side.op}` binds tighter than `{op}`: this reads `{reading}`; "
+                            f"parenthesize the comparisons, as in `(i < M) {side.op} (j < N)`"
+                        )
+                        warnings.append((span, message))
                 left = ast.Compare(op, left, right, span)
             else:
                 left = ast.BinOp(op, left, right, span)
+            built.add(id(left))
         return left
 
     return expression(0)
 
 
 class BuildAst(Transformer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.warnings: list[tuple[Span, str]] = []
+
     # ---- items
     def kernel_item(self, children):
         return present(children)[0]
@@ -272,7 +277,7 @@ class BuildAst(Transformer):
         return ast.List(present(children), span_of(children))
 
     def chain(self, children):
-        return group_operators(children)
+        return group_operators(children, self.warnings)
 
     def call(self, children):
         func, _open, arguments, _close = children

@@ -69,7 +69,7 @@ class CallsMixin:
         if isinstance(v.type, ErrorT):
             return None
         const = v.const
-        if const is None or isinstance(const, bool) or not isinstance(const, kinds):
+        if const is None or (isinstance(const, bool) and bool not in kinds) or not isinstance(const, kinds):
             self.error(
                 "AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}"
             )
@@ -574,9 +574,9 @@ class CallsMixin:
         keep = False
         if "keep_dims" in args:
             keep = self.constant_arg(args["keep_dims"], "keep_dims", (bool, int))
-            if keep is None and not isinstance(args["keep_dims"], ast.Bool):
+            if keep is None:
                 return ERROR
-            keep = bool(keep) if keep is not None else args["keep_dims"].value
+            keep = bool(keep)
         shape = list(x.type.shape)
         if keep:
             shape[axis] = Dim(1)

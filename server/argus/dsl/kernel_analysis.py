@@ -183,6 +183,8 @@ class KernelAnalyzer(CallsMixin):
                     self.error("AR403", setting.span, f"num_ctas must be 1, 2 or 4, not {value}")
 
     def declare_params(self) -> None:
+        for name in self.kernel.broken_params:
+            self.scope.names.setdefault(name, Binding("param", ERROR, self.kernel.name_span))
         for param in self.kernel.params:
             if self.scope.lookup(param.name) or param.name in self.constants:
                 self.error("AR102", param.name_span, f"parameter `{param.name}` is already defined")

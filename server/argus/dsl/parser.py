@@ -68,12 +68,13 @@ class _Parsers(threading.local):
 
     def __init__(self) -> None:
         self.indenter = ArgusIndenter()
+        self.builder = BuildAst()
         self.lark = Lark(
             GRAMMAR_PATH.read_text(),
             parser="lalr",
             lexer="contextual",
             postlex=self.indenter,
-            transformer=BuildAst(),
+            transformer=self.builder,
             maybe_placeholders=True,
             start=START_RULES,
         )
@@ -109,6 +110,10 @@ def parse(text: str) -> ParseResult:
     for start, stop in split_items(lines):
         try:
             items.append(_parse_item(lines, start, stop, diagnostics))
+        except RecursionError:
+            span = Span(start, 0, start, len(lines[start]))
+            diagnostics.append(make("AR001", span, "this item nests too deeply to parse"))
+            items.append(ast.ErrorItem(span))
         except Exception as error:  # a parser bug must not take down the editor
             span = Span(start, 0, start, len(lines[start]))
             diagnostics.append(make("AR001", span, f"internal parser error: {error!r}"))
@@ -148,6 +153,7 @@ class _StatementItem:
         self.work = list(lines[start:stop])
         self.statements, bracket_errors = logical_lines(lines, start, stop)
         self.blanked: set[int] = set()
+        self.broken_params: list[str] = []
         for error in bracket_errors:
             if error.unclosed:
                 message = f"'{error.char}' was never closed"
@@ -161,6 +167,7 @@ class _StatementItem:
         parsers = _get_parsers()
         for _ in range(len(self.statements) + 3):
             text = "\n" * self.start + "\n".join(self.work) + "\n"
+            parsers.builder.warnings.clear()
             try:
                 item = parsers.lark.parse(text, start=self.rule)
             except UnexpectedInput as error:
@@ -168,6 +175,10 @@ class _StatementItem:
                     break
                 continue
             self._restore_error_spans(item)
+            for span, message in parsers.builder.warnings:
+                self.diagnostics.append(make("AR008", span, message))
+            if isinstance(item, ast.Kernel):
+                item.broken_params = self.broken_params
             for problem in parsers.indenter.errors:
                 line = problem.line - 1
                 if self._statement_at(line) not in self.blanked:
@@ -290,6 +301,9 @@ class _StatementItem:
         pieces[-1].append(close_at)  # an error at ')' belongs to the last parameter
         for piece in pieces:
             if piece and piece[0] <= where <= piece[-1]:
+                text = "".join(self.work[line - self.start][col] for line, col in piece)
+                # A missing comma puts two parameters in one piece: keep every `name:` it holds.
+                self.broken_params += re.findall(r"([A-Za-z_]\w*)\s*:", text) or re.findall(r"[A-Za-z_]\w*", text)[:1]
                 for line, col in piece:
                     if (line, col) == close_at:
                         continue
@@ -314,7 +328,9 @@ def _error_message(error: UnexpectedInput, displays: dict[str, str]) -> str:
         return f"unexpected character {error.char!r}"
     if isinstance(error, UnexpectedToken):
         token: Token = error.token
-        if token.type in TOKEN_NAMES:
+        if token.type in ("NAME", "INT", "FLOAT", "STRING"):
+            found = f"{'name' if token.type == 'NAME' else 'value'} {str(token)!r}"
+        elif token.type in TOKEN_NAMES:
             found = TOKEN_NAMES[token.type]
         else:
             found = repr(str(token))
