@@ -1,7 +1,12 @@
-"""docs/diagnostics.md is executable: each code's Wrong example reports it and its Right example checks clean."""
+"""docs/diagnostics.md is executable: each code's Wrong example reports it and its Right example checks clean.
+
+The page's layout is machine-readable: a `## ARnnn: title` heading per code; the Wrong example is the first
+```argus block after the text **Wrong**, the Right example the first ```argus block after **Right**.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,26 +16,27 @@ from argus.dsl.check import check_source
 from argus.dsl.codes import CODES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md"
+TEXT = DOC.read_text(encoding="utf-8")
 HEADING = re.compile(r"^## (AR\d{3}): (.+)$", re.MULTILINE)
 FENCE = re.compile(r"```argus\n(.*?)```", re.DOTALL)
-DOCUMENTED = sorted(code for code in CODES if not code.startswith("AR3"))
+DOCUMENTED = sorted(code for code in CODES if not code.startswith("AR3"))  # AR3xx: the verifier, not built yet
+
+# Analyzer bugs a documented example runs into; the lead removes an entry once the bug is fixed.
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
 
-def sections() -> dict[str, str]:
+def split_sections(text: str) -> dict[str, str]:
     """Each `## ARnnn: title` heading's code mapped to the text up to the next `## ` heading."""
-    text = DOC.read_text(encoding="utf-8")
     found: dict[str, str] = {}
     headings = list(HEADING.finditer(text))
-    for heading, following in zip(headings, [*headings[1:], None], strict=True):
-        end = following.start() if following else len(text)
-        body = text[heading.end() : end]
-        body = body.split("\n## ", 1)[0]
+    for heading in headings:
+        body = text[heading.end() :].split("\n## ", 1)[0]
         assert heading.group(1) not in found, f"{heading.group(1)} is documented twice"
         found[heading.group(1)] = body
     return found
 
 
-SECTIONS = sections()
+SECTIONS = split_sections(TEXT)
 
 
 def example(code: str, label: str) -> str:
@@ -42,31 +48,57 @@ def example(code: str, label: str) -> str:
     return block.group(1)
 
 
+def cases(label: str) -> list:
+    return [
+        pytest.param(code, marks=pytest.mark.xfail(strict=True, reason=KNOWN_BUGS[(code, label)]))
+        if (code, label) in KNOWN_BUGS
+        else code
+        for code in DOCUMENTED
+    ]
+
+
 def test_every_code_is_documented():
-    missing = [code for code in DOCUMENTED if code not in SECTIONS]
-    assert missing == []
+    assert [code for code in DOCUMENTED if code not in SECTIONS] == []
 
 
 def test_no_stale_codes_in_headings():
     assert sorted(code for code in SECTIONS if code not in CODES) == []
 
 
+def test_no_section_for_the_reserved_verifier_family():
+    assert [code for code in SECTIONS if code.startswith("AR3")] == []
+
+
 def test_headings_use_the_catalog_titles():
-    for code in SECTIONS:
-        title = HEADING.search(f"## {code}: " + "x").group(2)  # keeps the regex honest
-        assert title == "x"
-    text = DOC.read_text(encoding="utf-8")
-    for match in HEADING.finditer(text):
+    for match in HEADING.finditer(TEXT):
         assert match.group(2).strip() == CODES[match.group(1)].title, match.group(1)
 
 
-@pytest.mark.parametrize("code", DOCUMENTED)
+def test_sections_follow_the_catalog_order():
+    assert list(SECTIONS) == DOCUMENTED
+
+
+@pytest.mark.parametrize("code", cases("Wrong"))
 def test_wrong_example_reports_the_code(code):
     reported = [d.code for d in check_source(example(code, "Wrong")).diagnostics]
     assert code in reported
 
 
-@pytest.mark.parametrize("code", DOCUMENTED)
+@pytest.mark.parametrize("code", cases("Right"))
 def test_right_example_checks_clean(code):
     diagnostics = check_source(example(code, "Right")).diagnostics
-    assert [d.text_line("right") for d in diagnostics] == []
+    assert [d.text_line("right.argus") for d in diagnostics] == []
+
+
+def test_the_json_record_shown_in_the_intro_is_what_the_cli_prints():
+    shown = json.loads(re.search(r"```json\n(.*?)```", TEXT, re.DOTALL).group(1))
+    assert len(shown) == 1
+    record = shown[0]
+    produced = [d for d in check_source(example("AR201", "Wrong")).diagnostics if d.code == "AR201"]
+    assert len(produced) == 1
+    assert record == {"path": "bias.argus", **produced[0].model_dump(mode="json")}
+
+
+def test_the_text_line_shown_in_the_intro_is_what_the_cli_prints():
+    produced = next(d for d in check_source(example("AR201", "Wrong")).diagnostics if d.code == "AR201")
+    assert produced.text_line("bias.argus") in TEXT

@@ -9,7 +9,7 @@ from argus.dsl import ast, ir
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
-from argus.dsl.types import TensorT
+from argus.dsl.types import ScalarT
 from argus.dsl.unparse import unparse
 
 
@@ -70,7 +70,7 @@ def analyze(module: ast.Module) -> Analysis:
 
 
 def _inputs(kernel: ir.KernelIR) -> list[str]:
-    return [p.name for p in kernel.params if not (isinstance(p.type, TensorT) and p.type.out)]
+    return [p.name for p in kernel.params if not p.is_out]
 
 
 def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
@@ -98,7 +98,7 @@ def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics
 
 
 def _check_sizes(sizes: ast.Sizes, kernel_ast: ast.Kernel, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
-    scalars = {p.name: p.default for p in kernel.params if not isinstance(p.type, TensorT)}
+    scalars = {p.name: p.default for p in kernel.params if isinstance(p.type, ScalarT)}
     constants = {name: c.value for name, c in kernel.constants.items()}
     requires = [c for stmt in kernel_ast.body if isinstance(stmt, ast.Requires) for c in stmt.conditions]
     seen_sets: set[str] = set()

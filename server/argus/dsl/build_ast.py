@@ -20,7 +20,17 @@ def token_span(token: Token) -> Span:
     return Span(token.line - 1, token.column - 1, token.end_line - 1, token.end_column - 1)
 
 
+class SpannedList(list):
+    """A list of children that also remembers the span of its brackets."""
+
+    def __init__(self, items, span: Span):
+        super().__init__(items)
+        self.span = span
+
+
 def _first_span(node) -> Span | None:
+    if isinstance(node, SpannedList):
+        return node.span
     if isinstance(node, Token):
         return token_span(node) if node.line is not None else None
     if isinstance(node, list | tuple):
@@ -33,6 +43,8 @@ def _first_span(node) -> Span | None:
 
 
 def _last_span(node) -> Span | None:
+    if isinstance(node, SpannedList):
+        return node.span
     if isinstance(node, list | tuple):
         for child in reversed(node):
             found = _last_span(child)
@@ -74,6 +86,7 @@ def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
     """
     position = 0
     built: set[int] = set()  # nodes made here, as opposed to parenthesized operands
+    chain_end: dict[int, ast.Compare] = {}  # a chained comparison's last link, by the node holding the chain
 
     def operand() -> ast.Expr:
         nonlocal position
@@ -109,7 +122,14 @@ def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
                             f"parenthesize the comparisons, as in `(i < M) {side.op} (j < N)`"
                         )
                         warnings.append((span, message))
-                left = ast.Compare(op, left, right, span)
+                if id(left) in chain_end or (isinstance(left, ast.Compare) and id(left) in built):
+                    # `a < b < c` means `(a < b) & (b < c)`, as in Python (for tiles, `and` becomes `&`).
+                    last = chain_end.get(id(left), left)
+                    link = ast.Compare(op, last.right, right, last.right.span.cover(right.span))
+                    left = ast.BinOp("&", left, link, span)
+                    chain_end[id(left)] = link
+                else:
+                    left = ast.Compare(op, left, right, span)
             else:
                 left = ast.BinOp(op, left, right, span)
             built.add(id(left))
@@ -155,7 +175,7 @@ class BuildAst(Transformer):
         return ast.Param(str(name), token_span(name), out is not None, dtype_name, shape, default, span_of(children))
 
     def shape(self, children):
-        return present(children)
+        return SpannedList(present(children), span_of(children))
 
     def suite(self, children):
         return present(children)
@@ -268,7 +288,10 @@ class BuildAst(Transformer):
         return ast.NoneLit(token_span(children[0]))
 
     def paren(self, children):
-        return children[1]
+        # The parentheses belong to the span: an error on `(i + 1) * j` underlines all of it.
+        inner = children[1]
+        inner.span = token_span(children[0]).cover(token_span(children[2]))
+        return inner
 
     def tuple(self, children):
         return ast.Tuple(present(children), span_of(children))

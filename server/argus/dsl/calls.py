@@ -33,6 +33,17 @@ REDUCTIONS = {"sum", "max", "min", "argmax", "argmin"}
 INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
 
 
+def narrows(source, target) -> bool:
+    """Whether converting source to target can lose information."""
+    if source.kind == "bool" or source == target:
+        return False
+    if source.is_float and not target.is_float:
+        return True
+    if source.is_float == target.is_float:
+        return target.bits < source.bits
+    return target.bits <= source.bits  # an integer into a float with no more bits than it has
+
+
 class CallsMixin:
     # ---- argument handling ----------------------------------------------------------------------
     def bind_args(self, call: ast.Call, params: list[str], required: int) -> dict[str, ast.Expr] | None:
@@ -169,7 +180,8 @@ class CallsMixin:
             self.error("AR218", args["axis"].span, f"grid axes are 0, 1 and 2, not {axis}")
             return None
         if self.grid_rank is not None and axis >= self.grid_rank:
-            self.error("AR402", e.span, f"axis {axis} is outside the grid, which has {self.grid_rank} axes")
+            axes = "1 axis" if self.grid_rank == 1 else f"{self.grid_rank} axes"
+            self.error("AR402", e.span, f"axis {axis} is outside the grid, which has {axes}")
             return None
         return axis
 
@@ -383,6 +395,9 @@ class CallsMixin:
         args = self.bind_args(e, ["ref", "value", "mask"], 2)
         if args is None:
             return ERROR
+        target = args["ref"]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.written.add(target.value.id)  # even when the store has an error: the intent is clear
         access = self.access_arg(args["ref"], kind)
         value = self.value_arg(args["value"])
         if access is ERROR or isinstance(value.type, ErrorT):
@@ -393,7 +408,6 @@ class CallsMixin:
             return self.error(
                 "AR211", args["ref"].span, f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it"
             )
-        self.written.add(ref.name)
         if not fits(shape_of(value.type), ref.shape):
             return self.error(
                 "AR201",
@@ -403,7 +417,7 @@ class CallsMixin:
                 access=[d.value for d in ref.shape],
             )
         target = tensor_type.dtype
-        if value.type.dtype != target and not getattr(value.type, "weak", False):
+        if narrows(value.type.dtype, target) and not getattr(value.type, "weak", False):
             self.warn(
                 "AR212",
                 args["value"].span,
@@ -450,7 +464,8 @@ class CallsMixin:
             return self.error("AR202", e.span, f"dot of {shape_text(sa)} and {shape_text(sb)}: batch sizes differ")
         for dim, what in ((sa[-2], "M"), (sb[-1], "N"), (sa[-1], "K")):
             if dim.value < 16:
-                return self.error("AR215", e.span, f"dot needs {what} of at least 16, not {dim}")
+                shown = f"{dim.label} = {dim.value}" if dim.label else str(dim.value)
+                return self.error("AR215", e.span, f"dot needs {what} of at least 16, not {shown}")
         if a.type.dtype != b.type.dtype:
             return self.error(
                 "AR204", e.span, f"dot operands are {a.type.dtype} and {b.type.dtype}; cast one so they match"
@@ -583,6 +598,8 @@ class CallsMixin:
         else:
             shape.pop(axis)
         dtype = I32 if name.startswith("arg") else x.type.dtype
+        if name == "sum" and dtype.is_integer and dtype.bits < 32:
+            dtype = I32  # as Triton's tl.sum widens narrow integers
         result_type = TileT(dtype, tuple(shape)) if shape else ScalarT(dtype)
         attrs = {"fn": name, "axis": axis, "keep_dims": keep}
         return V(result_type, self.emit("reduce", [x.value], result_type, e.span, **attrs), span=e.span)

@@ -87,6 +87,7 @@ class ParamIR:
     value: Value
     span: Span
     default: float | int | None = None
+    is_out: bool = False
 
 
 @dataclass(slots=True)

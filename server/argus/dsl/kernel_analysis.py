@@ -40,6 +40,10 @@ ARITHMETIC = {"+", "-", "*", "/", "//", "%", "**"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
+def runtime_type(type_):
+    return ScalarT(type_.dtype) if isinstance(type_, ScalarT) else type_
+
+
 def fold_unary(op: str, value):
     if op == "-":
         return -value
@@ -213,9 +217,15 @@ class KernelAnalyzer(CallsMixin):
                 if param.default is not None:
                     self.error("AR216", param.default.span, "tensor parameters cannot have a default")
             value = self.new_value(type_, param.name)
-            self.params.append(ir.ParamIR(param.name, type_, value, param.span, default))
+            self.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out))
             self.scope.names[param.name] = Binding("param", V(type_, value), param.name_span)
             self.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
+
+    @staticmethod
+    def unknown_dtype_message(name: str) -> str:
+        close = difflib.get_close_matches(name, sorted(DTYPES), n=1, cutoff=0.4)
+        hint = f"; did you mean `{close[0]}`?" if close else ""
+        return f"unknown dtype `{name}`{hint} (dtypes: {', '.join(DTYPES)})"
 
     def dimension(self, expr: ast.Expr) -> SizeExpr | None:
         match expr:
@@ -254,6 +264,9 @@ class KernelAnalyzer(CallsMixin):
                     continue
                 if not isinstance(v.type, ScalarT) or v.value is None or not self.is_launch_value(v.value):
                     self.error("AR404", condition.span, "`requires` takes conditions on sizes and tile constants")
+                    continue
+                if v.type.dtype != BOOL:
+                    self.error("AR404", condition.span, f"`requires` takes a condition, not a value of type {v.type}")
                     continue
                 if v.type.const is False:
                     self.error("AR404", condition.span, "this requirement is false for every problem size")
@@ -420,6 +433,8 @@ class KernelAnalyzer(CallsMixin):
         scope = outer.child()
         scope.names[stmt.var.id] = Binding("loop", V(ScalarT(I32), induction), stmt.var.span)
         self.symbols.append(SymbolUse(stmt.var.span, stmt.var.id, "loop", "i32 loop index", stmt.var.span))
+        # A carried value changes from one iteration to the next: it is not the constant it started as.
+        inits = [V(runtime_type(init.type), init.value, span=init.span) for init in inits]
         for name, init in zip(carried, inits, strict=True):
             arg = self.new_value(init.type, name)
             body.args.append(arg)
@@ -511,9 +526,10 @@ class KernelAnalyzer(CallsMixin):
                 continue
             then_v, else_v = sides[0].v, sides[1].v
             if not self.same_type(then_v, else_v):
+                assigned = [scope.names[name].span for _, scope in branches if name in scope.names]
                 self.error(
                     "AR209",
-                    sides[1].span,
+                    assigned[-1],
                     f"`{name}` is {then_v.type} on one branch and {else_v.type} on the other",
                 )
                 outer.names[name] = Binding("variable", ERROR, sides[0].span)
@@ -522,15 +538,18 @@ class KernelAnalyzer(CallsMixin):
             results.append((then_v, else_v, sides[0].span))
         for (block, _), index in ((branches[0], 0), (branches[1], 1)):
             block.yields = [pair[index].value for pair in results if pair[index].value is not None]
-        values = [self.new_value(then_v.type, name) for name, (then_v, _, _) in zip(merged, results, strict=True)]
+        merged_types = [
+            then_v.type if then_v.type == else_v.type else runtime_type(then_v.type) for then_v, else_v, _ in results
+        ]
+        values = [self.new_value(t, name) for name, t in zip(merged, merged_types, strict=True)]
         operands = [cond.value] if cond.value is not None else []
         op = ir.Op("if", operands, values, stmt.span, {"names": merged})
         op.regions = [branches[0][0], branches[1][0]]
         for value in values:
             value.op = op
         self.block.ops.append(op)
-        for name, value, (then_v, _, span) in zip(merged, values, results, strict=True):
-            outer.names[name] = Binding("variable", V(then_v.type, value), span)
+        for name, value, (_, _, span) in zip(merged, values, results, strict=True):
+            outer.names[name] = Binding("variable", V(value.type, value), span)
 
     @staticmethod
     def same_type(a: V, b: V) -> bool:
