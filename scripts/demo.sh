@@ -10,6 +10,6 @@ echo
 echo "== argus check examples/buggy/matmul_bugs.argus"
 .venv/bin/argus check examples/buggy/matmul_bugs.argus || true
 echo
-echo "== argus check --json (first diagnostic)"
+echo "== argus check --json: the dot shape error, as an agent reads it"
 .venv/bin/argus check --json examples/buggy/matmul_bugs.argus | .venv/bin/python -c \
-    'import json, sys; print(json.dumps(json.load(sys.stdin)[0], indent=2))'
+    'import json, sys; print(json.dumps([d for d in json.load(sys.stdin) if d["code"] == "AR202"][0], indent=2))'
