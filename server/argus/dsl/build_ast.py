@@ -78,7 +78,7 @@ COMPARISON = 4
 BITWISE_OPS = ("&", "|", "^")
 
 
-def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
+def group_operators(items: list, problems: list[tuple[str, Span, str]]) -> ast.Expr:
     """Precedence climbing over a flat list of prefix tokens, operands and binary-operator tokens.
 
     A comparison whose operand is an unparenthesized `&`, `|` or `^` gets a warning: in Python's (and
@@ -114,14 +114,15 @@ def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
                 left = ast.BoolOp(op, left, right, span)
             elif precedence == COMPARISON:
                 for side in (left, right):
-                    if isinstance(side, ast.BinOp) and side.op in BITWISE_OPS and id(side) in built:
+                    mixed = isinstance(side, ast.BinOp) and side.op in BITWISE_OPS
+                    if mixed and id(side) in built and id(side) not in chain_end:
                         shown = [f"({unparse(x)})" if x is side else unparse(x, COMPARISON + 1) for x in (left, right)]
                         reading = f"{shown[0]} {op} {shown[1]}"
                         message = (
                             f"`{side.op}` binds tighter than `{op}`: this reads `{reading}`; "
                             f"parenthesize the comparisons, as in `(i < M) {side.op} (j < N)`"
                         )
-                        warnings.append((span, message))
+                        problems.append(("AR008", span, message))
                 if id(left) in chain_end or (isinstance(left, ast.Compare) and id(left) in built):
                     # `a < b < c` means `(a < b) & (b < c)`, as in Python (for tiles, `and` becomes `&`).
                     last = chain_end.get(id(left), left)
@@ -141,7 +142,8 @@ def group_operators(items: list, warnings: list[tuple[Span, str]]) -> ast.Expr:
 class BuildAst(Transformer):
     def __init__(self) -> None:
         super().__init__()
-        self.warnings: list[tuple[Span, str]] = []
+        # Problems found while building (bad number literals, precedence traps): (code, span, message).
+        self.problems: list[tuple[str, Span, str]] = []
 
     # ---- items
     def kernel_item(self, children):
@@ -238,6 +240,7 @@ class BuildAst(Transformer):
             if kind == "else":
                 orelse = clause_body
             else:
+                span = span.cover(orelse[-1].span) if orelse else span
                 orelse = [ast.If(clause_cond, clause_body, orelse, span)]
         return ast.If(condition, body, orelse, span_of(children))
 
@@ -270,7 +273,13 @@ class BuildAst(Transformer):
         return ast.Name(str(children[0]), token_span(children[0]))
 
     def int_(self, children):
-        return ast.Int(int(str(children[0]).replace("_", ""), 0), token_span(children[0]))
+        text = str(children[0])
+        try:
+            value = int(text.replace("_", ""), 0)
+        except ValueError:
+            self.problems.append(("AR001", token_span(children[0]), f"invalid number {text!r}"))
+            value = 0
+        return ast.Int(value, token_span(children[0]))
 
     def float_(self, children):
         return ast.Float(float(str(children[0]).replace("_", "")), token_span(children[0]))
@@ -300,7 +309,7 @@ class BuildAst(Transformer):
         return ast.List(present(children), span_of(children))
 
     def chain(self, children):
-        return group_operators(children, self.warnings)
+        return group_operators(children, self.problems)
 
     def call(self, children):
         func, _open, arguments, _close = children

@@ -66,6 +66,34 @@ def bracket_events(line: str) -> list[tuple[int, str]]:
     return events
 
 
+STATEMENT_START = re.compile(
+    r"\s*(?:(?:tile|policy|requires|grid|invariant|for|if|elif|else|pass|kernel|reference|inputs|sizes)\b"
+    r"|(?:store|atomic_add|tag|assert_tag)\s*\("
+    r"|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:=(?!=)|[-+*/%&|]=|//=))"
+)
+
+
+def starts_statement(line: str) -> bool:
+    """Whether a line reads as the start of a statement rather than a bracketed continuation.
+
+    An unclosed bracket must not swallow the statements after it; a continuation line that is indented
+    less than its statement (which Python allows) must not end it either.
+    """
+    return STATEMENT_START.match(line) is not None
+
+
+def code_length(line: str) -> int:
+    """Length of a line without its trailing comment and spaces."""
+    for match in BRACKET_OR_SKIP.finditer(line):
+        if match.group() == "#":
+            return len(line[: match.start()].rstrip())
+    return len(line.rstrip())
+
+
+def leading_space(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
 def split_items(lines: list[str]) -> list[tuple[int, int]]:
     """Line ranges of the top-level items: each starts at a code line in column 0.
 
@@ -82,7 +110,7 @@ def split_items(lines: list[str]) -> list[tuple[int, int]]:
                 depth = 0
         for _, ch in bracket_events(line):
             depth = depth + 1 if ch in OPENERS else max(depth - 1, 0)
-    ends = [*starts[1:], len(lines)]
+    ends = [*starts[1:], len(lines)] if starts else []
     # Trailing blank and comment lines belong to the item above them; keep them, they parse as newlines.
     return list(zip(starts, ends, strict=True))
 
@@ -113,8 +141,8 @@ def logical_lines(lines: list[str], start: int, end: int) -> tuple[list[LogicalL
             following = next((k for k in range(number, end) if is_code(lines[k])), end)
             if following >= end:
                 break
-            text = lines[following].lstrip()
-            if indentation(lines[following]) <= indent and text[:1] not in CLOSERS:
+            # An item header (column 0) with an unclosed bracket ends where its body starts.
+            if (indent == 0 or indentation(lines[following]) <= indent) and starts_statement(lines[following]):
                 break
             number = following
         if stack:
