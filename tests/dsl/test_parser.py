@@ -1246,3 +1246,14 @@ def test_sizes_span_in_a_tab_indented_block_stays_on_its_line():
 def test_sizes_span_covers_a_broken_last_set():
     result = parse("sizes k:\n    s: M = 1\n    t:\n")
     assert span(result.module.items[0]) == (0, 0, 2, 6)
+
+
+@pytest.mark.parametrize("source", ["a + not b", "a == not b", "-not a"])
+def test_not_inside_a_tighter_operator_needs_parentheses(source):
+    result = parse(f"kernel k():\n    q = {source}\n")
+    assert [(d.code, d.message) for d in result.diagnostics] == [("AR001", "`not` needs parentheses here: (not ...)")]
+
+
+@pytest.mark.parametrize("source", ["not a == b", "a and not b", "not -a", "a + (not b)"])
+def test_not_where_python_allows_it_is_accepted(source):
+    assert parse(f"kernel k():\n    q = {source}\n").diagnostics == []

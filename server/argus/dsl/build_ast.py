@@ -88,12 +88,14 @@ def group_operators(items: list, problems: list[tuple[str, Span, str]]) -> ast.E
     built: set[int] = set()  # nodes made here, as opposed to parenthesized operands
     chain_end: dict[int, ast.Compare] = {}  # a chained comparison's last link, by the node holding the chain
 
-    def operand() -> ast.Expr:
+    def operand(minimum: int) -> ast.Expr:
         nonlocal position
         item = items[position]
         if isinstance(item, Token) and item.type in PREFIX_TYPES:
             position += 1
             op = str(item)
+            if PREFIX_BINDING[op] < minimum:  # `a + not b`: Python rejects it, and so do we
+                problems.append(("AR001", token_span(item), f"`{op}` needs parentheses here: ({op} ...)"))
             inner = expression(PREFIX_BINDING[op])
             return ast.UnaryOp(op, inner, token_span(item).cover(inner.span))
         position += 1
@@ -101,7 +103,7 @@ def group_operators(items: list, problems: list[tuple[str, Span, str]]) -> ast.E
 
     def expression(minimum: int) -> ast.Expr:
         nonlocal position
-        left = operand()
+        left = operand(minimum)
         while position < len(items):
             op = str(items[position])
             precedence = BINARY_PRECEDENCE[op]
