@@ -94,7 +94,7 @@ def group_operators(items: list, problems: list[tuple[str, Span, str]]) -> ast.E
         if isinstance(item, Token) and item.type in PREFIX_TYPES:
             position += 1
             op = str(item)
-            if PREFIX_BINDING[op] < minimum:  # `a + not b`: Python rejects it, and so do we
+            if op == "not" and PREFIX_BINDING[op] < minimum:  # `a + not b`: Python rejects it, so do we
                 problems.append(("AR001", token_span(item), f"`{op}` needs parentheses here: ({op} ...)"))
             inner = expression(PREFIX_BINDING[op])
             return ast.UnaryOp(op, inner, token_span(item).cover(inner.span))
