@@ -1140,3 +1140,13 @@ def test_check_exits_two_on_a_missing_file(tmp_path):
 def test_check_exits_two_without_arguments():
     assert argus("check").returncode == 2
     assert argus().returncode == 2
+
+
+def test_a_failed_augmented_assignment_in_a_branch_is_reported_once():
+    checked = check("""
+        kernel k(x: f32[N]):
+            grid (1,)
+            if program_id(0) == 0:
+                missing += 1
+    """)
+    assert checked.codes == ["AR101"]

@@ -1,4 +1,4 @@
-"""`parse` never raises, and everything it returns points inside the text it was given.
+"""`parse` and the whole check never raise, and everything they return points inside the text they were given.
 
 Hypothesis feeds it token soup, mutations of a real kernel and arbitrary text; then every prefix of every
 example is parsed, as an editor sees a file being typed from the top.
@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from argus.dsl import ast
+from argus.dsl.check import check_source
 from argus.dsl.codes import CODES
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.parser import ParseResult, parse
@@ -108,11 +109,12 @@ def span_problem(lines: list[str], span: Span) -> str | None:
 
 
 def problems_of(text: str) -> list[str]:
-    """Everything wrong with parse(text); an exception propagates."""
-    result = parse(text)
+    """Everything wrong with checking text (parse, then analysis); an exception propagates."""
+    parsed = parse(text)
+    if not isinstance(parsed, ParseResult):
+        return [f"parse returned {type(parsed).__name__}"]
+    result = check_source(text)
     problems: list[str] = []
-    if not isinstance(result, ParseResult):
-        return [f"parse returned {type(result).__name__}"]
     if not isinstance(result.module, ast.Module) or not isinstance(result.diagnostics, list):
         return [f"bad result: module {type(result.module).__name__}, diagnostics {type(result.diagnostics).__name__}"]
     lines = text_lines(text)
@@ -122,7 +124,7 @@ def problems_of(text: str) -> list[str]:
             continue
         if diagnostic.code not in CODES:
             problems.append(f"unregistered code {diagnostic.code}")
-        if diagnostic.message.startswith("internal parser error"):
+        if diagnostic.message.startswith(("internal parser error", "internal analyzer error")):
             problems.append(f"caught crash: {diagnostic.message}")
         problems += range_problems(lines, diagnostic)
     for item in result.module.items:
@@ -240,8 +242,8 @@ def test_there_are_at_least_six_examples():
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[path.stem for path in EXAMPLES])
-def test_every_prefix_of_an_example_parses(path):
-    """Every character prefix: about 2,000 parses per example; the six take ~16 s on a 2-core machine."""
+def test_every_prefix_of_an_example_checks_without_exception(path):
+    """Every character prefix, parsed and analyzed: about 2,000 checks per example."""
     text = path.read_text()
     started = time.perf_counter()
     failures: list[str] = []

@@ -514,11 +514,13 @@ class KernelAnalyzer(CallsMixin):
             self.statements(body, loop_start=False)
             branches.append((block, scope))
         self.block, self.scope = saved_block, outer
-        names = [n for n in self.assigned_names(stmt.body + stmt.orelse)]
+        names = self.assigned_names(stmt.body + stmt.orelse)
         merged, results = [], []
         for name in names:
             before = outer.lookup(name)
             sides = [scope.names.get(name) or before for _, scope in branches]
+            if all(side is None for side in sides):
+                continue  # an assignment that failed (`x += 1` with no x): already reported
             if any(side is None or side.kind == "unavailable" for side in sides):
                 span = next(side.span for side in sides if side is not None)
                 note = f"`{name}` is defined on only one branch of the `if` at line {stmt.span.line + 1}"
