@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 
 from argus.dsl import ast, ir
 from argus.dsl.builtins import BUILTINS, METHODS
@@ -24,6 +25,7 @@ from argus.dsl.types import (
     StrT,
     TensorT,
     TileT,
+    is_weak,
     shape_of,
     shape_text,
 )
@@ -417,7 +419,7 @@ class CallsMixin:
                 access=[d.value for d in ref.shape],
             )
         target = tensor_type.dtype
-        if narrows(value.type.dtype, target) and not getattr(value.type, "weak", False):
+        if narrows(value.type.dtype, target) and not is_weak(value.type):
             self.warn(
                 "AR212",
                 args["value"].span,
@@ -512,7 +514,7 @@ class CallsMixin:
         if isinstance(x.type, ErrorT):
             return ERROR
         if name in FLOAT_MATH and not x.type.dtype.is_float:
-            if getattr(x.type, "weak", False):
+            if is_weak(x.type):
                 x = self.cast(x, F32, e.span)
             else:
                 return self.error(
@@ -531,7 +533,7 @@ class CallsMixin:
         shape = self.broadcast_or_error(a, b, e.span, f"arguments of {name}")
         if shape is None:
             return ERROR
-        dtype = result_dtype(a.type.dtype, getattr(a.type, "weak", False), b.type.dtype, getattr(b.type, "weak", False))
+        dtype = result_dtype(a.type.dtype, is_weak(a.type), b.type.dtype, is_weak(b.type))
         result_type = self.make_type(dtype, shape)
         return V(result_type, self.emit("math", [a.value, b.value], result_type, e.span, fn=name), span=e.span)
 
@@ -553,7 +555,7 @@ class CallsMixin:
         shape = self.broadcast_or_error(c, V(self.make_type(BOOL, shape)), e.span, "where's condition and choices")
         if shape is None:
             return ERROR
-        dtype = result_dtype(a.type.dtype, getattr(a.type, "weak", False), b.type.dtype, getattr(b.type, "weak", False))
+        dtype = result_dtype(a.type.dtype, is_weak(a.type), b.type.dtype, is_weak(b.type))
         result_type = self.make_type(dtype, shape)
         return V(result_type, self.emit("where", [c.value, a.value, b.value], result_type, e.span), span=e.span)
 
@@ -623,12 +625,8 @@ class CallsMixin:
         shape = self.shape_arg(args["shape"])
         if isinstance(x.type, ErrorT) or shape is None:
             return ERROR
-        before = 1
-        for d in shape_of(x.type):
-            before *= d.value
-        after = 1
-        for d in shape:
-            after *= d.value
+        before = math.prod(d.value for d in shape_of(x.type))
+        after = math.prod(d.value for d in shape)
         if before != after:
             return self.error(
                 "AR214",

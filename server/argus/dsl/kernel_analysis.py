@@ -28,6 +28,7 @@ from argus.dsl.types import (
     TensorT,
     TileT,
     TupleT,
+    is_weak,
     shape_of,
     shape_text,
 )
@@ -678,7 +679,7 @@ class KernelAnalyzer(CallsMixin):
         if shape is None:
             return ERROR
         da, db = a.type.dtype, b.type.dtype
-        weak_a, weak_b = getattr(a.type, "weak", False), getattr(b.type, "weak", False)
+        weak_a, weak_b = is_weak(a.type), is_weak(b.type)
         if op in BITWISE and (da.is_float or db.is_float):
             return self.error("AR204", span, f"`{op}` works on integers and booleans, not {da} and {db}")
         dtype = result_dtype(da, weak_a, db, weak_b)

@@ -191,5 +191,10 @@ def dtype_of(t: Type) -> DType | None:
     return t.dtype if isinstance(t, ScalarT | TileT) else None
 
 
+def is_weak(t: Type) -> bool:
+    """A literal's type, which adapts to the other operand's dtype."""
+    return isinstance(t, ScalarT) and t.weak
+
+
 def is_value(t: Type) -> bool:
     return isinstance(t, ScalarT | TileT)
