@@ -153,9 +153,6 @@ class BuildAst(Transformer):
 
     sizes_item = kernel_item
 
-    def error_item(self, children):
-        return ast.ErrorItem(span_of(children))
-
     def py_header(self, children):
         kind, name, params = children
         return kind, name, params, span_of(children)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from argus.dsl.types import DTYPES as DTYPE_TABLE
+
 
 @dataclass(frozen=True)
 class Builtin:
@@ -144,20 +146,7 @@ METHODS: dict[str, Builtin] = {
     "to": Builtin("to", "x.to(dtype)", "Convert to another dtype.", "shape"),
 }
 
-DTYPES: dict[str, str] = {
-    "bool": "boolean (i1)",
-    "i8": "8-bit signed integer",
-    "i16": "16-bit signed integer",
-    "i32": "32-bit signed integer",
-    "i64": "64-bit signed integer",
-    "u8": "8-bit unsigned integer",
-    "f8e4m3": "8-bit float, 4 exponent bits (Hopper FP8)",
-    "f8e5m2": "8-bit float, 5 exponent bits (Hopper FP8)",
-    "f16": "IEEE half precision",
-    "bf16": "bfloat16",
-    "f32": "IEEE single precision",
-    "f64": "IEEE double precision",
-}
+DTYPES: dict[str, str] = {name: dtype.doc for name, dtype in DTYPE_TABLE.items()}
 
 CONSTANTS: dict[str, str] = {
     "inf": "positive infinity (f32); write -inf for negative infinity",
@@ -170,8 +159,3 @@ POLICY_SETTINGS: dict[str, str] = {
     "num_ctas": "programs per cluster on Hopper: 1, 2 or 4",
     "maxnreg": "register cap per thread (Triton's maxnreg)",
 }
-
-KEYWORDS = (
-    "kernel", "reference", "inputs", "sizes", "tile", "policy", "requires", "grid", "for", "in", "if", "elif",
-    "else", "invariant", "pass", "and", "or", "not", "out", "tune", "True", "False", "None",
-)  # fmt: skip

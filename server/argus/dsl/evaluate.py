@@ -53,6 +53,17 @@ def binary(op: str, a: Number, b: Number) -> Number | None:
         return None
 
 
+def unary(op: str, value: Number) -> Number | None:
+    """Fold one prefix operation; None where it has no value (`~` of a float)."""
+    if op == "-":
+        return -value
+    if op == "+":
+        return value
+    if op == "not" or isinstance(value, bool):
+        return not value
+    return ~value if isinstance(value, int) else None
+
+
 def evaluate(expr: ast.Expr, env: dict[str, Number]) -> Number | None:
     """The value of a constant expression, or None when it depends on something unknown."""
     match expr:
@@ -64,15 +75,7 @@ def evaluate(expr: ast.Expr, env: dict[str, Number]) -> Number | None:
             return CONSTANT_NAMES.get(name)
         case ast.UnaryOp(op=op, operand=operand):
             value = evaluate(operand, env)
-            if value is None:
-                return None
-            if op == "-":
-                return -value
-            if op == "+":
-                return value
-            if op == "not":
-                return not value
-            return ~value if isinstance(value, int) else None
+            return None if value is None else unary(op, value)
         case ast.BinOp(op=op, left=left, right=right):
             a, b = evaluate(left, env), evaluate(right, env)
             return None if a is None or b is None else binary(op, a, b)

@@ -12,7 +12,7 @@ from argus.dsl.build_ast import BuildAst
 from argus.dsl.indenter import ArgusIndenter
 
 GRAMMAR_PATH = Path(__file__).with_name("argus.lark")
-START_RULES = ["kernel_item", "sizes_item", "py_header", "error_item"]
+START_RULES = ["kernel_item", "sizes_item", "py_header"]
 
 TOKEN_NAMES = {
     "NAME": "a name",
@@ -53,8 +53,6 @@ class Parsers(threading.local):
 
 
 def _display(terminal) -> str:
-    if terminal.name in TOKEN_NAMES:
-        return TOKEN_NAMES[terminal.name]
     if terminal.pattern.type == "str":
         return repr(terminal.pattern.value)
     return terminal.name.lower()

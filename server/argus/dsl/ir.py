@@ -121,29 +121,3 @@ def walk_ops(block: Block):
         yield op
         for region in op.regions:
             yield from walk_ops(region)
-
-
-def dump(kernel: KernelIR) -> str:
-    """A readable listing of the IR, for tests and debugging."""
-    lines = [f"kernel {kernel.name}"]
-
-    def emit(block: Block, indent: str) -> None:
-        for op in block.ops:
-            results = ", ".join(repr(r) for r in op.results)
-            operands = ", ".join(repr(o) for o in op.operands)
-            attrs = ", ".join(f"{k}={v}" for k, v in op.attrs.items())
-            head = f"{results} = " if results else ""
-            types = ", ".join(str(r.type) for r in op.results)
-            lines.append(f"{indent}{head}{op.kind}({operands}) {{{attrs}}}" + (f" : {types}" if types else ""))
-            for index, region in enumerate(op.regions):
-                args = ", ".join(repr(a) for a in region.args)
-                lines.append(f"{indent}  region {index} ({args}):")
-                emit(region, indent + "    ")
-                if region.yields:
-                    lines.append(f"{indent}    yield {', '.join(repr(v) for v in region.yields)}")
-
-    lines.append("launch:")
-    emit(kernel.launch, "  ")
-    lines.append("body:")
-    emit(kernel.body, "  ")
-    return "\n".join(lines)

@@ -9,7 +9,7 @@ from argus.dsl import ast, ir
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, POLICY_SETTINGS
 from argus.dsl.calls import CallsMixin
 from argus.dsl.diagnostics import Diagnostic, make
-from argus.dsl.evaluate import COMPARE, binary, evaluate
+from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
 from argus.dsl.scope import ERROR, Binding, Scope, V
 from argus.dsl.shapes import broadcast, is_power_of_two, result_dtype, true_division_dtype
 from argus.dsl.spans import Span
@@ -37,22 +37,11 @@ from argus.dsl.types import (
 )
 
 DECLARATIONS = (ast.TileDecl, ast.PolicyDecl, ast.Requires, ast.Grid)
-ARITHMETIC = {"+", "-", "*", "/", "//", "%", "**"}
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
 def runtime_type(type_):
     return ScalarT(type_.dtype) if isinstance(type_, ScalarT) else type_
-
-
-def fold_unary(op: str, value):
-    if op == "-":
-        return -value
-    if op == "+":
-        return value
-    if op == "not" or isinstance(value, bool):
-        return not value
-    return ~value
 
 
 @dataclass(slots=True)
@@ -142,9 +131,12 @@ class KernelAnalyzer(CallsMixin):
             self.kernel.span,
         )
 
+    def constant_values(self) -> dict[str, int | float]:
+        return {name: c.value for name, c in self.constants.items()}
+
     def declare_settings(self, settings: list[ast.Setting], table: dict[str, ir.Constant], what: str) -> None:
         for setting in settings:
-            env = {name: c.value for name, c in self.constants.items()}
+            env = self.constant_values()
             value = evaluate(setting.value, env)
             if setting.name in table or (table is self.constants and setting.name in DTYPES | BUILTINS):
                 self.error("AR102", setting.name_span, f"{what} `{setting.name}` is already defined")
@@ -206,7 +198,7 @@ class KernelAnalyzer(CallsMixin):
                     self.error("AR216", param.span, "only tensors can be outputs; give `out` parameters a shape")
                 default = None
                 if param.default is not None:
-                    default = evaluate(param.default, {n: c.value for n, c in self.constants.items()})
+                    default = evaluate(param.default, self.constant_values())
                     if default is None:
                         self.error("AR206", param.default.span, "a parameter default must be a constant")
             else:
@@ -239,7 +231,7 @@ class KernelAnalyzer(CallsMixin):
                 return SizeExpr(self.size_symbol(name, expr.span))
             case ast.BinOp(op=("+" | "-") as op, left=ast.Name() as name, right=ast.Int(value=offset)):
                 if name.id in self.constants:
-                    value = evaluate(expr, {n: c.value for n, c in self.constants.items()})
+                    value = evaluate(expr, self.constant_values())
                     return SizeExpr(None, int(value), label=name.id)
                 return SizeExpr(self.size_symbol(name.id, name.span), offset if op == "+" else -offset)
         self.error("AR217", expr.span, "a tensor dimension is a size name, a number, or a size name ± a number")
@@ -720,7 +712,7 @@ class KernelAnalyzer(CallsMixin):
                 return self.error("AR210", e.span, "`not` takes a scalar; for a tile write `~mask`")
             dtype = BOOL
         if v.const is not None:
-            value = fold_unary(e.op, v.const)
+            value = unary(e.op, v.const)
             return self.constant(value, ScalarT(dtype, value, v.type.weak), e.span)
         result_type = self.make_type(dtype, shape_of(v.type))
         return V(result_type, self.emit("unary", [v.value], result_type, e.span, op=e.op), span=e.span)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from argus.dsl.types import BOOL, F32, Dim, DType, ScalarT, Shape, promote
+from argus.dsl.types import F32, Dim, DType, Shape, promote
 
 
 def broadcast(a: Shape, b: Shape) -> Shape | None:
@@ -49,7 +49,3 @@ def result_dtype(a: DType, a_weak: bool, b: DType, b_weak: bool) -> DType:
 
 def true_division_dtype(dtype: DType) -> DType:
     return dtype if dtype.is_float else F32
-
-
-def scalar_bool(const: bool | None = None) -> ScalarT:
-    return ScalarT(BOOL, const)

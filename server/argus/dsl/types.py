@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -10,6 +10,7 @@ class DType:
     name: str
     kind: str  # bool | int | uint | float
     bits: int
+    doc: str = field(default="", compare=False)
 
     @property
     def is_float(self) -> bool:
@@ -26,18 +27,18 @@ class DType:
 DTYPES: dict[str, DType] = {
     d.name: d
     for d in (
-        DType("bool", "bool", 1),
-        DType("i8", "int", 8),
-        DType("i16", "int", 16),
-        DType("i32", "int", 32),
-        DType("i64", "int", 64),
-        DType("u8", "uint", 8),
-        DType("f8e4m3", "float", 8),
-        DType("f8e5m2", "float", 8),
-        DType("f16", "float", 16),
-        DType("bf16", "float", 16),
-        DType("f32", "float", 32),
-        DType("f64", "float", 64),
+        DType("bool", "bool", 1, "boolean (i1)"),
+        DType("i8", "int", 8, "8-bit signed integer"),
+        DType("i16", "int", 16, "16-bit signed integer"),
+        DType("i32", "int", 32, "32-bit signed integer"),
+        DType("i64", "int", 64, "64-bit signed integer"),
+        DType("u8", "uint", 8, "8-bit unsigned integer"),
+        DType("f8e4m3", "float", 8, "8-bit float, 4 exponent bits (Hopper FP8)"),
+        DType("f8e5m2", "float", 8, "8-bit float, 5 exponent bits (Hopper FP8)"),
+        DType("f16", "float", 16, "IEEE half precision"),
+        DType("bf16", "float", 16, "bfloat16"),
+        DType("f32", "float", 32, "IEEE single precision"),
+        DType("f64", "float", 64, "IEEE double precision"),
     )
 }
 BOOL, I32, I64, F16, BF16, F32 = (DTYPES[n] for n in ("bool", "i32", "i64", "f16", "bf16", "f32"))
@@ -76,10 +77,6 @@ Shape = tuple[Dim, ...]
 
 def shape_text(shape: Shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-def shape_values(shape: Shape) -> tuple[int, ...]:
-    return tuple(d.value for d in shape)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,14 +184,6 @@ def shape_of(t: Type) -> Shape:
     return t.shape if isinstance(t, TileT) else ()
 
 
-def dtype_of(t: Type) -> DType | None:
-    return t.dtype if isinstance(t, ScalarT | TileT) else None
-
-
 def is_weak(t: Type) -> bool:
     """A literal's type, which adapts to the other operand's dtype."""
     return isinstance(t, ScalarT) and t.weak
-
-
-def is_value(t: Type) -> bool:
-    return isinstance(t, ScalarT | TileT)
