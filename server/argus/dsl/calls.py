@@ -327,14 +327,14 @@ class CallsMixin:
                             f"mask entry {axis} is {shape_text(v.type.shape)} but axis {axis} of the access "
                             f"has {shape[axis]} elements",
                         )
-                    parts.append((self.place_on_axis(v, axis, len(shape), element.span), axis))
+                    parts.append(self.place_on_axis(v, axis, len(shape), element.span))
                 else:
-                    parts.append((v.value, None))
+                    parts.append(v.value)
             if not parts:
                 return None
-            combined, combined_shape = parts[0][0], self.part_shape(parts[0], shape)
-            for value, axis in parts[1:]:
-                combined_shape = broadcast(combined_shape, self.part_shape((value, axis), shape))
+            combined = parts[0]
+            for value in parts[1:]:
+                combined_shape = broadcast(shape_of(combined.type), shape_of(value.type))
                 result_type = TileT(BOOL, combined_shape) if combined_shape else ScalarT(BOOL)
                 combined = self.emit("binary", [combined, value], result_type, expr.span, op="&")
             return combined
@@ -352,15 +352,6 @@ class CallsMixin:
                 access=[d.value for d in shape],
             )
         return v.value
-
-    @staticmethod
-    def part_shape(part, shape: Shape) -> Shape:
-        _, axis = part
-        if axis is None:
-            return ()
-        dims = [Dim(1)] * len(shape)
-        dims[axis] = shape[axis]
-        return tuple(dims) if len(shape) > 1 else (shape[axis],)
 
     def call_load(self, e: ast.Call) -> V:
         args = self.bind_args(e, ["ref", "mask", "other"], 1)
