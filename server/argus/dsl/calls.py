@@ -77,18 +77,23 @@ class CallsMixin:
 
     def constant_arg(self, expr: ast.Expr, what: str, kinds=(int,)):
         """A compile-time argument; its folding leaves no ops behind."""
+        return self.constant_arg_source(expr, what, kinds)[0]
+
+    def constant_arg_source(self, expr: ast.Expr, what: str, kinds=(int,)):
+        """A compile-time argument and the tile-constant expression it came from (None for a plain literal)."""
         mark = len(self.block.ops)
         v = self.expr(expr)
         if isinstance(v.type, ErrorT):
-            return None
+            return None, None
+        source = self.constant_expr(v)
         const = v.const
         if const is None or (isinstance(const, bool) and bool not in kinds) or not isinstance(const, kinds):
             self.error(
                 "AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}"
             )
-            return None
+            return None, None
         del self.block.ops[mark:]
-        return const
+        return const, source
 
     def dtype_arg(self, expr: ast.Expr):
         v = self.expr(expr)
@@ -99,17 +104,22 @@ class CallsMixin:
         return None
 
     def shape_arg(self, expr: ast.Expr) -> Shape | None:
+        return self.shape_arg_sources(expr)[0]
+
+    def shape_arg_sources(self, expr: ast.Expr) -> tuple[Shape | None, list[str | None]]:
+        """A tile shape and, per dimension, the tile-constant expression it came from (for code generation)."""
         elements = expr.elts if isinstance(expr, ast.Tuple | ast.List) else [expr]
-        dims = []
+        dims, sources = [], []
         for element in elements:
-            size = self.constant_arg(element, "a tile dimension")
+            size, source = self.constant_arg_source(element, "a tile dimension")
             if size is None:
-                return None
+                return None, []
             if not is_power_of_two(size):
                 self.error("AR205", element.span, f"tile dimensions are powers of two, not {size}")
-                return None
+                return None, []
             dims.append(Dim(size, element.id if isinstance(element, ast.Name) else ""))
-        return tuple(dims)
+            sources.append(source)
+        return tuple(dims), sources
 
     def axis_arg(self, expr: ast.Expr, rank: int) -> int | None:
         axis = self.constant_arg(expr, "the axis")
@@ -203,31 +213,32 @@ class CallsMixin:
         args = self.bind_args(e, ["n"], 1)
         if args is None:
             return ERROR
-        n = self.constant_arg(args["n"], "arange's length")
+        n, source = self.constant_arg_source(args["n"], "arange's length")
         if n is None:
             return ERROR
         if not is_power_of_two(n):
             return self.error("AR205", args["n"].span, f"arange's length must be a power of two, not {n}")
         label = args["n"].id if isinstance(args["n"], ast.Name) else ""
         result_type = TileT(I32, (Dim(n, label),))
-        return V(result_type, self.emit("arange", [], result_type, e.span, n=n), span=e.span)
+        return V(result_type, self.emit("arange", [], result_type, e.span, n=n, n_expr=source), span=e.span)
 
     def call_zeros(self, e: ast.Call) -> V:
         args = self.bind_args(e, ["shape", "dtype"], 1)
         if args is None:
             return ERROR
-        shape = self.shape_arg(args["shape"])
+        shape, sources = self.shape_arg_sources(args["shape"])
         dtype = self.dtype_arg(args["dtype"]) if "dtype" in args else F32
         if shape is None or dtype is None:
             return ERROR
         result_type = TileT(dtype, shape)
-        return V(result_type, self.emit("zeros", [], result_type, e.span, shape=shape, dtype=dtype), span=e.span)
+        attrs = {"shape": shape, "dtype": dtype, "shape_exprs": sources}
+        return V(result_type, self.emit("zeros", [], result_type, e.span, **attrs), span=e.span)
 
     def call_full(self, e: ast.Call) -> V:
         args = self.bind_args(e, ["shape", "value", "dtype"], 3)
         if args is None:
             return ERROR
-        shape = self.shape_arg(args["shape"])
+        shape, sources = self.shape_arg_sources(args["shape"])
         value = self.value_arg(args["value"])
         dtype = self.dtype_arg(args["dtype"])
         if shape is None or dtype is None or isinstance(value.type, ErrorT):
@@ -235,7 +246,7 @@ class CallsMixin:
         if isinstance(value.type, TileT):
             return self.error("AR216", args["value"].span, "full() takes a scalar fill value")
         result_type = TileT(dtype, shape)
-        op_value = self.emit("full", [value.value], result_type, e.span, shape=shape, dtype=dtype)
+        op_value = self.emit("full", [value.value], result_type, e.span, shape=shape, dtype=dtype, shape_exprs=sources)
         return V(result_type, op_value, span=e.span)
 
     # ---- memory ---------------------------------------------------------------------------------
@@ -562,7 +573,10 @@ class CallsMixin:
                 return self.error("AR204", part.span, f"cdiv takes integer scalars, not {v.type}")
         if isinstance(a.const, int) and isinstance(b.const, int) and b.const:
             value = cdiv(a.const, b.const)
-            return self.constant(value, ScalarT(I32, value, True), e.span)
+            source = None
+            if self.constant_expr(a) or self.constant_expr(b):
+                source = f"cdiv({self.constant_expr(a) or a.const}, {self.constant_expr(b) or b.const})"
+            return self.constant(value, ScalarT(I32, value, True), e.span, source)
         result_type = ScalarT(result_dtype(a.type.dtype, a.type.weak, b.type.dtype, b.type.weak))
         return V(result_type, self.emit("cdiv", [a.value, b.value], result_type, e.span), span=e.span)
 
@@ -613,7 +627,7 @@ class CallsMixin:
         if args is None:
             return ERROR
         x = self.value_arg(args["x"])
-        shape = self.shape_arg(args["shape"])
+        shape, sources = self.shape_arg_sources(args["shape"])
         if isinstance(x.type, ErrorT) or shape is None:
             return ERROR
         before = math.prod(d.value for d in shape_of(x.type))
@@ -626,14 +640,15 @@ class CallsMixin:
                 f"{shape_text(shape)} ({after} elements)",
             )
         result_type = TileT(x.type.dtype, shape)
-        return V(result_type, self.emit("reshape", [x.value], result_type, e.span, shape=shape), span=e.span)
+        op_value = self.emit("reshape", [x.value], result_type, e.span, shape=shape, shape_exprs=sources)
+        return V(result_type, op_value, span=e.span)
 
     def call_broadcast_to(self, e: ast.Call) -> V:
         args = self.bind_args(e, ["x", "shape"], 2)
         if args is None:
             return ERROR
         x = self.value_arg(args["x"])
-        shape = self.shape_arg(args["shape"])
+        shape, sources = self.shape_arg_sources(args["shape"])
         if isinstance(x.type, ErrorT) or shape is None:
             return ERROR
         if not fits(shape_of(x.type), shape):
@@ -641,7 +656,8 @@ class CallsMixin:
                 "AR201", e.span, f"{shape_text(shape_of(x.type))} does not broadcast to {shape_text(shape)}"
             )
         result_type = TileT(x.type.dtype, shape)
-        return V(result_type, self.emit("broadcast_to", [x.value], result_type, e.span, shape=shape), span=e.span)
+        op_value = self.emit("broadcast_to", [x.value], result_type, e.span, shape=shape, shape_exprs=sources)
+        return V(result_type, op_value, span=e.span)
 
     def call_trans(self, e: ast.Call) -> V:
         args = self.bind_args(e, ["x"], 1)

@@ -40,6 +40,13 @@ DECLARATIONS = (ast.TileDecl, ast.PolicyDecl, ast.Requires, ast.Grid)
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
+def python_literal(value) -> str:
+    """A constant as Python source: `float("inf")` where repr would give a bare name."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return f'float("{value}")'
+    return repr(value)
+
+
 def runtime_type(type_):
     return ScalarT(type_.dtype) if isinstance(type_, ScalarT) else type_
 
@@ -92,8 +99,26 @@ class KernelAnalyzer(CallsMixin):
         self.block.ops.append(op)
         return results[0] if results else None
 
-    def constant(self, value, type_: ScalarT, span: Span) -> V:
-        return V(type_, self.emit("const", [], type_, span, value=value), span=span)
+    def constant(self, value, type_: ScalarT, span: Span, expr: str | None = None) -> V:
+        """A folded constant. `expr` is the tile-constant expression it came from (`BM`, `(2 * BN)`), kept so
+        that generated code names the constant and a tuned value flows through; None for plain literals."""
+        attrs = {"value": value} if expr is None else {"value": value, "expr": expr}
+        return V(type_, self.emit("const", [], type_, span, **attrs), span=span)
+
+    @staticmethod
+    def constant_expr(v: V) -> str | None:
+        op = v.value.op if v.value is not None else None
+        return op.attrs.get("expr") if op is not None and op.kind == "const" else None
+
+    def folded_expr(self, op: str, *parts: V) -> str | None:
+        """The tile-constant expression of a folded operation, or None when no operand involves a constant."""
+        texts = [self.constant_expr(part) for part in parts]
+        if all(text is None for text in texts):
+            return None
+        texts = [python_literal(part.const) if text is None else text for text, part in zip(texts, parts, strict=True)]
+        if len(texts) == 1:
+            return f"({op} {texts[0]})" if op == "not" else f"({op}{texts[0]})"
+        return f"({texts[0]} {op} {texts[1]})"
 
     # ---- the kernel ---------------------------------------------------------------------------------
     def run(self) -> ir.KernelIR:
@@ -617,7 +642,7 @@ class KernelAnalyzer(CallsMixin):
             value = constant.value
             dtype = I32 if isinstance(value, int) else F32
             self.symbols.append(SymbolUse(e.span, e.id, "constant", f"{dtype} = {value}", constant.span))
-            return self.constant(value, ScalarT(dtype, value, True), e.span)
+            return self.constant(value, ScalarT(dtype, value, True), e.span, expr=e.id)
         if e.id in DTYPE_TABLE:
             self.symbols.append(SymbolUse(e.span, e.id, "dtype", DTYPES[e.id], None))
             return V(DTypeT(DTYPE_TABLE[e.id]), span=e.span)
@@ -686,7 +711,7 @@ class KernelAnalyzer(CallsMixin):
             return self.error("AR204", span, "`**` needs constant operands; for tiles use exp2(y * log2(x))")
         result_type = self.make_type(dtype, shape, const, weak_a and weak_b)
         if const is not None:
-            return self.constant(const, result_type, span)
+            return self.constant(const, result_type, span, self.folded_expr(op, a, b))
         return V(result_type, self.emit("binary", [a.value, b.value], result_type, span, op=op), span=span)
 
     def compare(self, op: str, a: V, b: V, span: Span) -> V:
@@ -696,7 +721,8 @@ class KernelAnalyzer(CallsMixin):
         if shape is None:
             return ERROR
         if a.const is not None and b.const is not None:
-            return self.constant(COMPARE[op](a.const, b.const), ScalarT(BOOL, COMPARE[op](a.const, b.const)), span)
+            value = COMPARE[op](a.const, b.const)
+            return self.constant(value, ScalarT(BOOL, value), span, self.folded_expr(op, a, b))
         result_type = self.make_type(BOOL, shape)
         return V(result_type, self.emit("compare", [a.value, b.value], result_type, span, op=op), span=span)
 
@@ -713,7 +739,7 @@ class KernelAnalyzer(CallsMixin):
             dtype = BOOL
         if v.const is not None:
             value = unary(e.op, v.const)
-            return self.constant(value, ScalarT(dtype, value, v.type.weak), e.span)
+            return self.constant(value, ScalarT(dtype, value, v.type.weak), e.span, self.folded_expr(e.op, v))
         result_type = self.make_type(dtype, shape_of(v.type))
         return V(result_type, self.emit("unary", [v.value], result_type, e.span, op=e.op), span=e.span)
 
@@ -727,7 +753,7 @@ class KernelAnalyzer(CallsMixin):
             return ERROR
         if a.const is not None and b.const is not None:
             value = bool(a.const and b.const) if e.op == "and" else bool(a.const or b.const)
-            return self.constant(value, ScalarT(BOOL, value), e.span)
+            return self.constant(value, ScalarT(BOOL, value), e.span, self.folded_expr(e.op, a, b))
         result_type = ScalarT(BOOL)
         op = "&" if e.op == "and" else "|"
         left, right = self.to_bool(a, e.left.span), self.to_bool(b, e.right.span)
