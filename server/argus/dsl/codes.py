@@ -1,7 +1,8 @@
 """The catalog of diagnostic codes. Codes are stable: a code is never reused for another meaning.
 
 Families: AR0xx syntax, AR1xx names, AR2xx types and shapes, AR3xx data-flow invariants, AR4xx kernel
-structure and problem sizes. docs/diagnostics.md documents each code with a wrong and a right example.
+structure and problem sizes, AR5xx the gate (argus.gate reports them; `check` never does). docs/diagnostics.md
+documents each code with a wrong and a right example.
 """
 
 from __future__ import annotations
@@ -66,4 +67,12 @@ CODES: dict[str, CodeInfo] = {
     "AR407": CodeInfo("declaration in the wrong place", "error"),
     "AR408": CodeInfo("output never written", "warning"),
     "AR409": CodeInfo("invalid tune list", "error"),
+    # the gate: found by compiling and running the kernel, never by `check`
+    "AR501": CodeInfo("kernel does not compile", "error"),
+    "AR502": CodeInfo("kernel output differs from the reference", "error"),
+    "AR503": CodeInfo("kernel launch failed", "error"),
+    "AR504": CodeInfo("gate run exceeded its time limit", "error"),
+    "AR505": CodeInfo("gate process crashed", "error"),
+    "AR506": CodeInfo("gate ran out of memory", "error"),
+    "AR507": CodeInfo("reference or inputs block failed", "error"),
 }
