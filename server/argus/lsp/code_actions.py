@@ -1,0 +1,120 @@
+"""Code actions: quick fixes for the diagnostics under the cursor, and the skill providers' actions.
+
+A skill that does not apply is sent as a disabled action with the failed precondition as its reason, but only
+when the client can show disabled actions and the user asked for the menu (CodeActionTriggerKind.Invoked);
+otherwise it is left out, as the protocol asks. Every edit is a versioned WorkspaceEdit where the client
+supports document changes, so an edit computed for an older version is refused instead of misapplied.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from argus.lsp import quick_fixes
+from argus.lsp.convert import overlaps
+from argus.lsp.diagnostics import STAGES
+from argus.lsp.guard import guarded
+from argus.lsp.tuning_skills import builtin_providers
+from argus.skills.provider import Edit, SkillRequest
+
+if TYPE_CHECKING:
+    from argus.lsp.documents import Snapshot
+    from argus.lsp.server import ArgusServer
+
+SKILL_KIND = types.CodeActionKind.RefactorRewrite
+
+
+def register(server: ArgusServer) -> None:
+    for provider in builtin_providers():
+        server.skills.register(provider)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, SKILL_KIND]),
+    )
+    @guarded(empty=list)
+    async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        if snapshot is None:
+            return []
+        wanted = params.context.only
+        actions: list[types.CodeAction] = []
+        if wanted is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in wanted):
+            actions += fixes(server, snapshot, params.range, params.context.diagnostics)
+        if wanted is None or any(SKILL_KIND.value.startswith(k) for k in wanted):
+            show_disabled = (
+                server.client_supports("text_document", "code_action", "disabled_support")
+                and params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
+            )
+            actions += skill_actions(server, snapshot, params.range, show_disabled)
+        return actions
+
+
+def fixes(
+    server: ArgusServer, snapshot: Snapshot, selection: types.Range, context: list[types.Diagnostic]
+) -> list[types.CodeAction]:
+    """Fixes for our diagnostics that overlap the selection or that the client passed in the context (editors
+    send the diagnostics of the cursor's line)."""
+    state = server.documents.get(snapshot.uri)
+    if state is None:
+        return []
+    span = snapshot.positions.span(selection)
+    actions = []
+    for stage in STAGES:
+        result = state.results.get(stage)
+        if result is None or result.version != snapshot.version:
+            continue
+        for raw, lsp_diagnostic in zip(result.raw, result.diagnostics, strict=False):
+            named = any(c.code == lsp_diagnostic.code and c.range == lsp_diagnostic.range for c in context)
+            if not named and not overlaps(quick_fixes.span_of(raw), span):
+                continue
+            for fix in quick_fixes.fixes_for(snapshot.text, snapshot.check.module, raw):
+                actions.append(
+                    types.CodeAction(
+                        title=fix.title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diagnostic],
+                        is_preferred=fix.preferred or None,
+                        edit=workspace_edit(server, snapshot, fix.edits),
+                    )
+                )
+    return actions
+
+
+def skill_actions(
+    server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
+) -> list[types.CodeAction]:
+    request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, snapshot.positions.span(selection))
+    actions = []
+    for action in server.skills.actions(request):
+        title = f"{action.title}  ({action.detail})" if action.detail else action.title
+        if action.applicable:
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=SKILL_KIND,
+                    is_preferred=action.preferred or None,
+                    edit=workspace_edit(server, snapshot, action.edits),
+                    data={"skill": action.skill},
+                )
+            )
+        elif show_disabled:
+            actions.append(
+                types.CodeAction(
+                    title=action.title,
+                    kind=SKILL_KIND,
+                    disabled=types.CodeActionDisabled(reason=action.failed_precondition or "not applicable here"),
+                    data={"skill": action.skill},
+                )
+            )
+    return actions
+
+
+def workspace_edit(server: ArgusServer, snapshot: Snapshot, edits: tuple[Edit, ...]) -> types.WorkspaceEdit:
+    text_edits = [types.TextEdit(range=snapshot.positions.range(e.span), new_text=e.new_text) for e in edits]
+    if server.client_supports("workspace", "workspace_edit", "document_changes"):
+        document = types.OptionalVersionedTextDocumentIdentifier(uri=snapshot.uri, version=snapshot.version)
+        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=text_edits)])
+    return types.WorkspaceEdit(changes={snapshot.uri: text_edits})

@@ -1,0 +1,181 @@
+"""Diagnostics: checked on every edit, verified after a quiet moment, merged per document, published with the
+version they were computed for.
+
+Syntax and types are cheap (a few ms for a kernel), so they run as soon as the checking thread is free:
+edits that arrive while a check runs are coalesced into one more check of the latest text. The verifier is
+expensive, so it waits for `debounceMs` of quiet after an edit (none after open and save). Each stage's
+result carries its version; a result for a superseded version is never published, and a publication merges
+only the stages computed for the document's current version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from argus.dsl.check import check_source
+from argus.lsp import convert
+from argus.lsp.documents import DocumentState, Snapshot, SourceResult
+
+if TYPE_CHECKING:
+    from argus.lsp.server import ArgusServer
+
+logger = logging.getLogger(__name__)
+
+TYPES, INVARIANTS, GATE = "types", "invariants", "gate"
+STAGES = (TYPES, INVARIANTS, GATE)
+
+
+def load_verifier() -> Any:
+    """`argus.verify`, or None while that layer is not installed."""
+    try:
+        import argus.verify as verify
+    except ImportError as missing:
+        if missing.name is None or not missing.name.startswith("argus.verify"):
+            raise
+        return None
+    return verify if hasattr(verify, "verify_check") else None
+
+
+class DiagnosticsScheduler:
+    def __init__(self, server: ArgusServer):
+        self.server = server
+        self._verifier: Any = None
+        self._verifier_loaded = False
+        self._verify_cache: Any = None
+
+    # ---- events -------------------------------------------------------------------------------------
+    def opened(self, state: DocumentState) -> None:
+        self._schedule_check(state, urgent=True)
+
+    def changed(self, state: DocumentState) -> None:
+        self._schedule_check(state, urgent=False)
+
+    def saved(self, state: DocumentState) -> None:
+        self._schedule_check(state, urgent=True)
+
+    def closed(self, uri: str) -> None:
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def settings_changed(self) -> None:
+        """Re-verify every open document under the new settings (time budget, verifier on or off)."""
+        for state in self.server.documents:
+            if (snapshot := state.current_snapshot()) is not None:
+                state.results.pop(INVARIANTS, None)
+                self._schedule_verify(state, snapshot, delay=0.0)
+
+    # ---- what read-only handlers see ----------------------------------------------------------------
+    async def snapshot(self, uri: str) -> Snapshot | None:
+        """The latest checked version of an open document, waiting briefly for a check in progress."""
+        state = self.server.documents.get(uri)
+        if state is None:
+            return None
+        task = state.check_task
+        if task is not None and not task.done() and state.current_snapshot() is None:
+            # on a time-out, answer from the previous version rather than not at all
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
+        return state.snapshot
+
+    def layouts_for(self, snapshot: Snapshot) -> list[Any]:
+        state = self.server.documents.get(snapshot.uri)
+        if state is None or state.layouts[0] != snapshot.version:
+            return []
+        return state.layouts[1]
+
+    # ---- checking -----------------------------------------------------------------------------------
+    def _schedule_check(self, state: DocumentState, urgent: bool) -> None:
+        state.urgent = state.urgent or urgent
+        if state.check_task is not None and not state.check_task.done():
+            state.check_again = True
+            return
+        state.check_task = asyncio.create_task(self._check_latest(state))
+
+    async def _check_latest(self, state: DocumentState) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            state.check_again = False
+            version, text = state.version, state.text
+            try:
+                check = await loop.run_in_executor(self.server.check_pool, check_source, text)
+            except Exception:
+                logger.exception("check of %s (version %s) failed", state.uri, version)
+                return
+            if state.closed:
+                return
+            if version != state.version:
+                continue  # superseded while it ran: check the latest text instead of publishing this one
+            positions = self.server.positions(text)
+            snapshot = Snapshot(state.uri, version, text, check, positions)
+            state.snapshot = snapshot
+            diagnostics = [convert.diagnostic(d, state.uri, positions) for d in check.diagnostics]
+            state.results[TYPES] = SourceResult(version, diagnostics, list(check.diagnostics))
+            self.publish(state)
+            urgent, state.urgent = state.urgent, False
+            delay = 0.0 if urgent else self.server.settings_for(state.uri).debounce_ms / 1000
+            self._schedule_verify(state, snapshot, delay)
+            return
+
+    # ---- verifying ----------------------------------------------------------------------------------
+    def verifier(self) -> Any:
+        if not self._verifier_loaded:
+            self._verifier_loaded = True
+            try:
+                self._verifier = load_verifier()
+            except Exception:
+                logger.exception("the verifier failed to load; invariants are off")
+            if self._verifier is not None and hasattr(self._verifier, "VerifyCache"):
+                self._verify_cache = self._verifier.VerifyCache()
+        return self._verifier
+
+    def _schedule_verify(self, state: DocumentState, snapshot: Snapshot, delay: float) -> None:
+        if state.verify_task is not None and not state.verify_task.done():
+            state.verify_task.cancel()
+        settings = self.server.settings_for(state.uri)
+        if not settings.verify_enabled or snapshot.check.module is None:
+            return
+        state.verify_task = asyncio.create_task(self._verify(state, snapshot, delay, settings.verify_timeout_ms))
+
+    async def _verify(self, state: DocumentState, snapshot: Snapshot, delay: float, timeout_ms: int) -> None:
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if state.closed or state.version != snapshot.version:
+            return
+        verifier = self.verifier()
+        if verifier is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def run() -> Any:
+            return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache)
+
+        try:
+            result = await loop.run_in_executor(self.server.verify_pool, run)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("verification of %s (version %s) failed", state.uri, snapshot.version)
+            return
+        if state.closed or state.version != snapshot.version:
+            return  # superseded: a newer version has its own verification coming
+        diagnostics = [convert.diagnostic(d, state.uri, snapshot.positions) for d in result.diagnostics]
+        state.results[INVARIANTS] = SourceResult(snapshot.version, diagnostics, list(result.diagnostics))
+        state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))
+        self.publish(state)
+
+    # ---- publishing ---------------------------------------------------------------------------------
+    def publish(self, state: DocumentState) -> None:
+        if state.closed:
+            return
+        merged: list[types.Diagnostic] = []
+        for stage in STAGES:
+            result = state.results.get(stage)
+            if result is not None and result.version == state.version:
+                merged.extend(result.diagnostics)
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=state.uri, diagnostics=merged, version=state.version)
+        )

@@ -1,0 +1,319 @@
+"""The gate from the editor: `argus.runGate` compiles and checks the document's kernels in the background.
+
+The gate runs in its own child process (`argus.gate.run_gate_async`); this module only awaits it, so the
+server never imports torch or triton. A run can be cancelled three ways, each of which cancels the task and so
+kills the gate's process: `$/cancelRequest` for the executeCommand request, the cancel button of its work-done
+progress, or the `argus.cancelGate` command. Results become diagnostics with the source `argus-gate` and a
+code lens above each kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from argus.lsp.diagnostics import GATE
+from argus.lsp.documents import DocumentState, Snapshot, SourceResult
+from argus.lsp.guard import guarded
+
+if TYPE_CHECKING:
+    from argus.lsp.server import ArgusServer
+
+logger = logging.getLogger(__name__)
+
+RUN_GATE = "argus.runGate"
+CANCEL_GATE = "argus.cancelGate"
+SOURCE = "argus-gate"
+
+
+def load_gate() -> Any:
+    """`argus.gate`, or None while that layer is not installed."""
+    try:
+        import argus.gate as gate
+    except ImportError as missing:
+        if missing.name is None or not missing.name.startswith("argus.gate"):
+            raise
+        return None
+    return gate if hasattr(gate, "run_gate_async") else None
+
+
+@dataclass(slots=True)
+class GateRun:
+    version: int
+    kernels: list[str]
+    device: str
+    started: float = field(default_factory=time.monotonic)
+    task: asyncio.Task | None = None
+    results: list[Any] = field(default_factory=list)  # GateResult per kernel, as they finish
+    error: str | None = None
+    cancelled: bool = False
+    finished: bool = False
+
+    def summary(self, uri: str) -> dict[str, Any]:
+        return {
+            "uri": uri,
+            "version": self.version,
+            "device": self.device,
+            "kernels": self.kernels,
+            "cancelled": self.cancelled,
+            "error": self.error,
+            "results": [r.model_dump(mode="json") for r in self.results],
+        }
+
+
+def register(server: ArgusServer) -> None:
+    @server.command(RUN_GATE)
+    @guarded(empty=lambda: {"error": "internal error; see the server log"})
+    async def run_gate(*arguments: Any) -> dict[str, Any]:
+        uri, kernel = command_arguments(arguments)
+        state = server.documents.get(uri) if uri else None
+        if state is None:
+            return {"error": f"{uri or 'no document'} is not open"}
+        run = await start(server, state, kernel)
+        if run.task is None:
+            return run.summary(uri)
+        request = server.protocol.msg_id
+        if request is not None:
+            server.request_work.setdefault(request, []).append(run.task)
+        try:
+            await asyncio.shield(run.task)
+        except asyncio.CancelledError:
+            if not run.task.cancelled():
+                raise  # this handler itself was cancelled, not the run
+        finally:
+            if request is not None:
+                server.request_work.pop(request, None)
+        return run.summary(uri)
+
+    @server.command(CANCEL_GATE)
+    @guarded(empty=lambda: {"cancelled": False})
+    async def cancel_gate(*arguments: Any) -> dict[str, Any]:
+        uri, _ = command_arguments(arguments)
+        state = server.documents.get(uri) if uri else None
+        run = state.gate if state is not None else None
+        if run is None or run.task is None or run.task.done():
+            return {"cancelled": False}
+        run.task.cancel()
+        return {"cancelled": True}
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    @guarded(empty=list)
+    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
+        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        state = server.documents.get(params.text_document.uri)
+        if snapshot is None or state is None:
+            return []
+        return lenses(snapshot, state)
+
+
+def command_arguments(arguments: tuple[Any, ...]) -> tuple[str | None, str | None]:
+    """[uri] or [uri, kernel], or one object {"uri": ..., "kernel": ...}."""
+    if len(arguments) == 1 and isinstance(arguments[0], dict):
+        return arguments[0].get("uri"), arguments[0].get("kernel")
+    uri = arguments[0] if arguments and isinstance(arguments[0], str) else None
+    kernel = arguments[1] if len(arguments) > 1 and isinstance(arguments[1], str) else None
+    return uri, kernel
+
+
+async def start_on_save(server: ArgusServer, state: DocumentState) -> None:
+    await start(server, state, None)
+
+
+async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -> GateRun:
+    """Start a gate run of the latest version; a run already going for this document is cancelled."""
+    snapshot = await server.diagnostics.snapshot(state.uri)
+    settings = server.settings_for(state.uri)
+    run = GateRun(snapshot.version if snapshot else state.version, [], settings.gate_device)
+    if snapshot is None:
+        run.error = "the document has not been checked yet"
+        return run
+    names = list(snapshot.check.analysis.kernels)
+    if kernel is not None:
+        names = [n for n in names if n == kernel]
+    run.kernels = names
+    gate = load_gate()
+    if gate is None:
+        run.error = "the gate (argus.gate) is not installed in this environment"
+    elif snapshot.check.has_errors:
+        run.error = "fix the errors first: the gate runs only kernels that check"
+    elif not names:
+        run.error = f"no kernel named {kernel}" if kernel else "the document has no kernel"
+    if run.error is not None:
+        server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=run.error))
+        return run
+    previous = state.gate
+    if previous is not None and previous.task is not None and not previous.task.done():
+        previous.task.cancel()
+    state.gate = run
+    run.task = asyncio.create_task(execute(server, state, snapshot, run, gate))
+    return run
+
+
+async def execute(server: ArgusServer, state: DocumentState, snapshot: Snapshot, run: GateRun, gate: Any) -> None:
+    settings = server.settings_for(state.uri)
+    stages = ("compile", "correct") if settings.gate_device == "cpu" else ("compile", "correct", "profile")
+    token = await begin_progress(server, run)
+    refresh_lenses(server)
+    try:
+        for index, kernel in enumerate(run.kernels):
+            report_progress(server, token, f"{kernel}: {', '.join(stages)}", index, len(run.kernels))
+            result = await gate.run_gate_async(
+                snapshot.text,
+                path=to_fs_path(snapshot.uri),
+                kernel=kernel,
+                device=settings.gate_device,
+                stages=stages,
+                timeout_s=settings.gate_timeout_s,
+            )
+            run.results.append(result)
+    except asyncio.CancelledError:
+        run.cancelled = True
+        raise
+    except Exception as error:
+        logger.exception("gate run of %s failed", state.uri)
+        run.error = f"the gate failed: {error}"
+    finally:
+        run.finished = True
+        end_progress(server, token, run)
+        if not state.closed:
+            state.results[GATE] = SourceResult(snapshot.version, gate_diagnostics(snapshot, run))
+            server.diagnostics.publish(state)
+        refresh_lenses(server)
+
+
+# ---- progress -------------------------------------------------------------------------------------------
+async def begin_progress(server: ArgusServer, run: GateRun) -> str | None:
+    if not server.client_supports("window", "work_done_progress"):
+        return None
+    token = f"argus-gate-{uuid.uuid4()}"
+    try:
+        await server.work_done_progress.create_async(token)
+    except Exception:
+        logger.exception("the client refused a progress token")
+        return None
+    server.work_done_progress.begin(
+        token, types.WorkDoneProgressBegin(title="Argus gate", message=", ".join(run.kernels), cancellable=True)
+    )
+    loop = asyncio.get_running_loop()
+    cancelled = server.work_done_progress.tokens.get(token)
+    if cancelled is not None and run.task is not None:
+        task = run.task
+        cancelled.add_done_callback(lambda future: future.cancelled() and loop.call_soon_threadsafe(task.cancel))
+    return token
+
+
+def report_progress(server: ArgusServer, token: str | None, message: str, done: int, total: int) -> None:
+    if token is not None:
+        percentage = int(100 * done / max(total, 1))
+        server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
+
+
+def end_progress(server: ArgusServer, token: str | None, run: GateRun) -> None:
+    if token is None:
+        return
+    message = "cancelled" if run.cancelled else run.error or "; ".join(lens_title(r) for r in run.results)
+    server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+    server.work_done_progress.tokens.pop(token, None)
+
+
+def refresh_lenses(server: ArgusServer) -> None:
+    if server.client_supports("workspace", "code_lens", "refresh_support"):
+        server.workspace_code_lens_refresh(None)
+
+
+# ---- results as diagnostics and lenses ------------------------------------------------------------------
+def gate_diagnostics(snapshot: Snapshot, run: GateRun) -> list[types.Diagnostic]:
+    kernels = {k.name: k for k in snapshot.check.module.kernels}
+    lines = snapshot.positions.lines
+    found = []
+    for result in run.results:
+        kernel = kernels.get(result.kernel)
+        for error in result.errors:
+            if error.line is not None and 1 <= error.line <= len(lines):
+                line = error.line - 1
+                text = lines[line]
+                start = len(text) - len(text.lstrip())
+                r = types.Range(
+                    start=snapshot.positions.position(line, start), end=snapshot.positions.position(line, len(text))
+                )
+            elif kernel is not None:
+                r = snapshot.positions.range(kernel.name_span)
+            else:
+                r = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+            message = error.message + (f"\n{error.detail.strip()}" if error.detail.strip() else "")
+            found.append(
+                types.Diagnostic(
+                    range=r,
+                    message=message,
+                    severity=types.DiagnosticSeverity.Error,
+                    code=error.code,
+                    source=SOURCE,
+                    data={"argus": {"stage": error.stage, "kernel": result.kernel}},
+                )
+            )
+    return found
+
+
+def mark(status: Any) -> str:
+    return {"passed": "✓", "failed": "✗", "error": "✗", "skipped": "–"}.get(str(getattr(status, "value", status)), "?")
+
+
+def lens_title(result: Any) -> str:
+    parts = []
+    compile_ = result.compile
+    if str(compile_.status) != "skipped":
+        facts = compile_.facts
+        note = ""
+        if facts is not None and facts.shared_memory_bytes is not None:
+            spills = facts.spill_stores_bytes or 0
+            note = f" ({facts.shared_memory_bytes / 1024:.0f} KiB smem, {spills} B spilled)"
+        parts.append(f"{mark(compile_.status)} compile{note}")
+    correct = result.correct
+    if str(correct.status) != "skipped":
+        facts = correct.facts
+        note = ""
+        if facts is not None and facts.first_mismatch is not None:
+            mismatch = facts.first_mismatch
+            note = f" (first mismatch {mismatch.output}{mismatch.index})"
+        elif facts is not None and facts.max_rel_error is not None:
+            note = f" ({facts.trials} trials, max rel err {facts.max_rel_error:.1e})"
+        parts.append(f"{mark(correct.status)} correct{note}")
+    title = " ".join(parts)
+    profile = result.profile
+    if str(profile.status) == "passed" and profile.facts is not None:
+        facts = profile.facts
+        rate = f"{facts.tflops:.0f} TFLOP/s" if facts.bound == "compute" else f"{facts.gb_per_s:.0f} GB/s"
+        title += f" · {facts.kernel.ms_median:.2f} ms · {rate} · {facts.percent_of_ceiling:.0f}% of peak"
+    if result.errors and not parts:
+        title = f"✗ {result.errors[0].code}: {result.errors[0].message}"
+    return title or "gate: nothing ran"
+
+
+def lenses(snapshot: Snapshot, state: DocumentState) -> list[types.CodeLens]:
+    run: GateRun | None = state.gate
+    found = []
+    for kernel in snapshot.check.module.kernels:
+        r = snapshot.positions.range(kernel.name_span)
+        line_range = types.Range(start=types.Position(line=r.start.line, character=0), end=r.start)
+        arguments = [snapshot.uri, kernel.name]
+        if run is not None and kernel.name in run.kernels and not run.finished:
+            found.append(lens(line_range, "⏳ gate running… (click to cancel)", CANCEL_GATE, [snapshot.uri]))
+            continue
+        result = next((x for x in (run.results if run else []) if x.kernel == kernel.name), None)
+        if result is not None:
+            stale = "" if run.version == state.version else " (before your last edit)"
+            found.append(lens(line_range, lens_title(result) + stale, RUN_GATE, arguments))
+        else:
+            found.append(lens(line_range, "▶ Run gate", RUN_GATE, arguments))
+    return found
+
+
+def lens(r: types.Range, title: str, command: str, arguments: list[Any]) -> types.CodeLens:
+    return types.CodeLens(range=r, command=types.Command(title=title, command=command, arguments=arguments))

@@ -1,0 +1,177 @@
+"""The language server: document lifecycle, configuration, and the registration of every feature module."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from argus import __version__
+from argus.lsp import settings as config
+from argus.lsp.convert import Positions
+from argus.lsp.diagnostics import DiagnosticsScheduler
+from argus.lsp.documents import DocumentStore
+from argus.lsp.guard import guarded
+from argus.skills.provider import ProviderRegistry
+
+logger = logging.getLogger(__name__)
+
+
+class ArgusProtocol(LanguageServerProtocol):
+    """pygls' protocol, plus: a `$/cancelRequest` also cancels the background work the request started (a
+    gate run awaited by `workspace/executeCommand` keeps running otherwise, since pygls only cancels the
+    future it answers through)."""
+
+    def _handle_cancel_notification(self, msg_id):
+        super()._handle_cancel_notification(msg_id)
+        self._server.cancel_work_of_request(msg_id)
+
+
+class ArgusServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "argus",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=ArgusProtocol,
+        )
+        self.documents = DocumentStore()
+        self.initial_settings = config.Settings()
+        self.global_settings = config.Settings()
+        self.folder_settings: dict[str, config.Settings] = {}
+        # One thread each: checks run in order, and a long verification never delays the next check.
+        self.check_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-check")
+        self.verify_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-verify")
+        self.diagnostics = DiagnosticsScheduler(self)
+        self.skills = ProviderRegistry()
+        self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started
+
+    # ---- helpers the features share ----------------------------------------------------------------
+    def positions(self, text: str) -> Positions:
+        return Positions(text.splitlines(), self.workspace.position_codec)
+
+    def settings_for(self, uri: str) -> config.Settings:
+        folder = max((f for f in self.folder_settings if uri.startswith(f)), key=len, default=None)
+        return self.folder_settings[folder] if folder is not None else self.global_settings
+
+    def client_supports(self, *path: str) -> bool:
+        """Whether the client's capabilities have a truthy value at `path` (snake_case attribute names)."""
+        node: object = self.client_capabilities
+        for name in path:
+            node = getattr(node, name, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    def cancel_work_of_request(self, msg_id: object) -> None:
+        for task in self.request_work.pop(msg_id, []):
+            task.cancel()
+
+    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+
+def register_lifecycle(server: ArgusServer) -> None:
+    @server.feature(types.INITIALIZE)
+    @guarded()
+    async def initialize(params: types.InitializeParams) -> None:
+        server.initial_settings = config.apply(config.Settings(), params.initialization_options)
+        server.global_settings = server.initial_settings
+
+    @server.feature(types.INITIALIZED)
+    @guarded()
+    async def initialized(params: types.InitializedParams) -> None:
+        if server.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
+            registration = types.Registration(
+                id="argus-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION, register_options={}
+            )
+            await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        await fetch_configuration(server)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @guarded()
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        if server.client_supports("workspace", "configuration"):
+            await fetch_configuration(server)
+        else:  # push-style clients send the settings themselves
+            server.global_settings = config.apply(server.initial_settings, params.settings)
+        server.diagnostics.settings_changed()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @guarded()
+    async def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        doc = params.text_document
+        server.diagnostics.opened(server.documents.open(doc.uri, doc.version, doc.text))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @guarded()
+    async def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        state = server.documents.get(uri)
+        if state is None:
+            logger.warning("didChange for a document that is not open: %s", uri)
+            return
+        # pygls has applied the (incremental) changes to its copy already
+        state.text = server.workspace.get_text_document(uri).source
+        state.version = params.text_document.version
+        server.diagnostics.changed(state)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    @guarded()
+    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        state = server.documents.get(params.text_document.uri)
+        if state is None:
+            return
+        server.diagnostics.saved(state)
+        if server.settings_for(state.uri).gate_on_save:
+            from argus.lsp import gate
+
+            await gate.start_on_save(server, state)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @guarded()
+    async def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if server.documents.close(uri) is not None:
+            server.diagnostics.closed(uri)
+
+    @server.feature(types.SHUTDOWN)
+    @guarded()
+    async def shutdown(params: None) -> None:
+        for state in server.documents:
+            server.documents.close(state.uri)
+        server.check_pool.shutdown(wait=False, cancel_futures=True)
+        server.verify_pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def fetch_configuration(server: ArgusServer) -> None:
+    """`workspace/configuration` for the section `argus`: once globally, once per workspace folder."""
+    if not server.client_supports("workspace", "configuration"):
+        return
+    folders = [f.uri for f in server.workspace.folders.values()]
+    items = [types.ConfigurationItem(section=config.SECTION)]
+    items += [types.ConfigurationItem(scope_uri=uri, section=config.SECTION) for uri in folders]
+    try:
+        values = await server.workspace_configuration_async(types.ConfigurationParams(items=items))
+    except Exception:
+        logger.exception("workspace/configuration failed; keeping the current settings")
+        return
+    if not isinstance(values, list) or len(values) != len(items):
+        return
+    server.global_settings = config.apply(server.initial_settings, values[0])
+    server.folder_settings = {
+        uri: config.apply(server.global_settings, value) for uri, value in zip(folders, values[1:], strict=True)
+    }
+
+
+def create_server() -> ArgusServer:
+    from argus.lsp import code_actions, completion, gate, hover, navigation, semantic_tokens
+
+    server = ArgusServer()
+    register_lifecycle(server)
+    for feature in (hover, completion, navigation, semantic_tokens, code_actions, gate):
+        feature.register(server)
+    return server

@@ -1,0 +1,77 @@
+"""The server's settings: one typed tree, read from `initializationOptions` and `workspace/configuration`.
+
+On the wire the keys are camelCase under the section `argus`:
+
+    {"debounceMs": 150,
+     "verify": {"enabled": true, "timeoutMs": 1000},
+     "gate": {"device": "auto", "onSave": false, "timeoutS": 300}}
+
+A missing or malformed value keeps its default (and is logged), so a typo in a user's settings never stops
+the server.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+SECTION = "argus"
+GATE_DEVICES = ("auto", "cpu", "cuda")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    debounce_ms: int = 150  # quiet time after an edit before the verifier runs
+    verify_enabled: bool = True
+    verify_timeout_ms: int = 1000  # z3 budget per obligation
+    gate_device: str = "auto"
+    gate_on_save: bool = False
+    gate_timeout_s: float = 300.0
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "debounceMs": self.debounce_ms,
+            "verify": {"enabled": self.verify_enabled, "timeoutMs": self.verify_timeout_ms},
+            "gate": {"device": self.gate_device, "onSave": self.gate_on_save, "timeoutS": self.gate_timeout_s},
+        }
+
+
+# wire path -> (field, check)
+_WIRE: dict[tuple[str, ...], tuple[str, Any]] = {
+    ("debounceMs",): ("debounce_ms", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000),
+    ("verify", "enabled"): ("verify_enabled", lambda v: isinstance(v, bool)),
+    ("verify", "timeoutMs"): (
+        "verify_timeout_ms",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 600_000,
+    ),
+    ("gate", "device"): ("gate_device", lambda v: v in GATE_DEVICES),
+    ("gate", "onSave"): ("gate_on_save", lambda v: isinstance(v, bool)),
+    ("gate", "timeoutS"): (
+        "gate_timeout_s",
+        lambda v: isinstance(v, int | float) and not isinstance(v, bool) and 1 <= v <= 3600,
+    ),
+}
+assert {f for f, _ in _WIRE.values()} == {f.name for f in fields(Settings)}
+
+
+def apply(base: Settings, options: Any) -> Settings:
+    """`base` with every valid value of `options` (a wire dict, possibly wrapped in {"argus": ...})."""
+    if not isinstance(options, dict):
+        return base
+    if SECTION in options and isinstance(options[SECTION], dict):
+        options = options[SECTION]
+    changes: dict[str, Any] = {}
+    for path, (name, valid) in _WIRE.items():
+        node: Any = options
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is None:
+            continue
+        if valid(node):
+            changes[name] = node
+        else:
+            logger.warning("ignoring setting %s.%s = %r", SECTION, ".".join(path), node)
+    return replace(base, **changes)

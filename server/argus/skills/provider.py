@@ -1,0 +1,86 @@
+"""The skill provider interface: a document and a range in; the actions that apply there, and the ones that do
+not together with the precondition that failed, out.
+
+Consumers (the language server's code actions, later the agent) see only these dataclasses, so a provider
+never depends on pygls or on how an editor shows an action. Spans are 0-based lines and code-point columns
+with exclusive ends, as everywhere in Argus.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from argus.dsl.check import CheckResult
+from argus.dsl.spans import Span
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text of `span` with `new_text` (an empty span inserts)."""
+
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRequest:
+    """Where the user asked: the whole document, its check result, and the selected range."""
+
+    uri: str
+    text: str
+    check: CheckResult
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class SkillAction:
+    """One skill application at the request's place.
+
+    An applicable action has edits and no failed precondition; a non-applicable one names the precondition
+    that failed (in words a user can act on) and has no edits.
+    """
+
+    skill: str  # stable identifier of the skill, e.g. "pipelining.num_stages"
+    title: str
+    edits: tuple[Edit, ...] = ()
+    failed_precondition: str | None = None
+    detail: str = ""  # the evidence or effect, e.g. "1.31× median over 4 lineages (H200)"
+    preferred: bool = False
+
+    @property
+    def applicable(self) -> bool:
+        return self.failed_precondition is None
+
+
+@runtime_checkable
+class SkillProvider(Protocol):
+    """Anything that proposes skill actions for a place in a document."""
+
+    name: str
+
+    def actions(self, request: SkillRequest) -> list[SkillAction]: ...
+
+
+@dataclass(slots=True)
+class ProviderRegistry:
+    """The providers a consumer asks, in registration order; one that raises is logged and skipped."""
+
+    providers: list[SkillProvider] = field(default_factory=list)
+
+    def register(self, provider: SkillProvider) -> None:
+        if any(p.name == provider.name for p in self.providers):
+            raise ValueError(f"a skill provider named {provider.name!r} is already registered")
+        self.providers.append(provider)
+
+    def actions(self, request: SkillRequest) -> list[SkillAction]:
+        found: list[SkillAction] = []
+        for provider in self.providers:
+            try:
+                found.extend(provider.actions(request))
+            except Exception:  # a broken skill must not take the light bulb away from the others
+                logger.exception("skill provider %s failed", provider.name)
+        return found
