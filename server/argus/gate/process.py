@@ -1,0 +1,131 @@
+"""The gate's child process: `python run.py` in its own session, with a time limit, killed with its children.
+
+The runner kills its own stage workers on SIGTERM; a SIGKILL of the whole group follows after a short grace,
+and the workers die with the runner anyway (PR_SET_PDEATHSIG). Two forms: blocking (the CLI) and asyncio
+(the language server), where cancelling the awaiting task kills the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+KILL_GRACE_S = 3.0
+Progress = Callable[[str], None] | None
+
+
+@dataclass
+class Finished:
+    status: int | None  # None: killed at the time limit
+    stderr: str
+
+
+def runner_command(run_py: Path, argv: Sequence[str]) -> list[str]:
+    return [sys.executable, str(run_py), *argv]
+
+
+def child_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("TRITON_INTERPRET", None)  # the runner sets it for the stages that need it, and only those
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _forward(line: str, lines: list[str], on_progress: Progress) -> None:
+    lines.append(line)
+    if on_progress is not None and line.startswith("[gate] "):
+        on_progress(line.removeprefix("[gate] ").rstrip("\n"))
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+def run_blocking(run_py: Path, argv: Sequence[str], limit_s: float, on_progress: Progress = None) -> Finished:
+    process = subprocess.Popen(
+        runner_command(run_py, argv),
+        cwd=run_py.parent,
+        env=child_environment(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+
+    def pump() -> None:
+        for raw in iter(process.stderr.readline, b""):
+            _forward(raw.decode("utf-8", "replace"), lines, on_progress)
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    try:
+        status = process.wait(timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        stop_blocking(process)
+        status = None
+    except BaseException:  # KeyboardInterrupt: the runner must not outlive us
+        stop_blocking(process)
+        raise
+    reader.join(timeout=5)
+    return Finished(status, "".join(lines))
+
+
+def stop_blocking(process: subprocess.Popen) -> None:
+    _kill_group(process.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=KILL_GRACE_S)
+    _kill_group(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=10)
+
+
+async def run_async(run_py: Path, argv: Sequence[str], limit_s: float, on_progress: Progress = None) -> Finished:
+    process = await asyncio.create_subprocess_exec(
+        *runner_command(run_py, argv),
+        cwd=run_py.parent,
+        env=child_environment(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+
+    async def pump() -> None:
+        while raw := await process.stderr.readline():
+            _forward(raw.decode("utf-8", "replace"), lines, on_progress)
+
+    reader = asyncio.ensure_future(pump())
+    try:
+        status = await asyncio.wait_for(process.wait(), timeout=limit_s)
+    except TimeoutError:
+        await stop_async(process)
+        status = None
+    except BaseException:  # cancelled: kill the runner and its workers, then let the cancellation go on
+        await asyncio.shield(stop_async(process))
+        reader.cancel()
+        raise
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(reader, timeout=5)
+    return Finished(status, "".join(lines))
+
+
+async def stop_async(process: asyncio.subprocess.Process) -> None:
+    _kill_group(process.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), timeout=KILL_GRACE_S)
+    except TimeoutError:
+        _kill_group(process.pid, signal.SIGKILL)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), timeout=10)
+    _kill_group(process.pid, signal.SIGKILL)

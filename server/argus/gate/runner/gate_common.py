@@ -1,0 +1,212 @@
+"""What every stage of the runner shares: the bundle's files, error records mapped to Argus lines, versions.
+
+Standard library only at import time; torch is imported by the functions that need it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import sys
+import traceback
+from pathlib import Path
+from types import ModuleType
+
+MANIFEST = "manifest.json"
+KERNEL_MODULE = "kernel.py"
+
+
+class Bundle:
+    """A gate bundle on disk: manifest.json, the generated kernel.py and one problem module per kernel."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder.resolve()
+        self.manifest = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
+        self.kernel_path = self.folder / KERNEL_MODULE
+
+    @property
+    def kernels(self) -> list[str]:
+        return list(self.manifest["kernels"])
+
+    def facts(self, kernel: str) -> dict:
+        return self.manifest["kernels"][kernel]
+
+    def problem_path(self, kernel: str) -> Path:
+        return self.folder / self.facts(kernel)["problem"]
+
+    def load_kernel_module(self) -> ModuleType:
+        return load_module(self.kernel_path, "argus_generated_kernel")
+
+    def load_problem_module(self, kernel: str) -> ModuleType:
+        return load_module(self.problem_path(kernel), f"argus_problem_{kernel}")
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # triton.jit reads the source through the module's file
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---- errors ---------------------------------------------------------------------------------------------
+
+
+def error(code: str, message: str, stage: str | None, line: int | None = None, **extra) -> dict:
+    """A GateError record (argus.gate.result.GateError)."""
+    record = {"code": code, "message": message, "stage": stage, "line": line}
+    record.update({k: v for k, v in extra.items() if v is not None})
+    return record
+
+
+def argus_line(source_map: dict, generated_line: int | None) -> int | None:
+    """The Argus line of a generated line: its own entry, else the closest mapped line above it."""
+    if generated_line is None or not source_map:
+        return None
+    mapped = {int(k): v for k, v in source_map.items()}
+    above = [line for line in mapped if line <= generated_line]
+    return mapped[max(above)] if above else None
+
+
+def deepest_frame_in(tb, path: Path) -> int | None:
+    """The line of the innermost traceback frame that ran code from `path`."""
+    found = None
+    for frame in traceback.extract_tb(tb):
+        if _same_file(frame.filename, path):
+            found = frame.lineno
+    return found
+
+
+def _same_file(filename: str, path: Path) -> bool:
+    try:
+        return Path(filename).resolve() == path
+    except OSError:
+        return False
+
+
+OUT_OF_MEMORY_TEXT = ("out of memory", "can't allocate memory", "cannot allocate memory", "std::bad_alloc")
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    if isinstance(exc, MemoryError):
+        return True
+    if type(exc).__name__ == "OutOfMemoryError":  # torch.OutOfMemoryError, without importing torch
+        return True
+    text = str(exc).lower()
+    return any(marker in text for marker in OUT_OF_MEMORY_TEXT)
+
+
+def exception_text(exc: BaseException, limit: int = 4000) -> str:
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return text if len(text) <= limit else text[: limit // 2] + "\n...\n" + text[-limit // 2 :]
+
+
+def traceback_tail(exc: BaseException, limit: int = 3000) -> str:
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return text[-limit:]
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first if len(first) <= limit else first[: limit - 3] + "..."
+
+
+# ---- where we run -------------------------------------------------------------------------------------
+
+
+def versions() -> dict:
+    found = {"python": platform.python_version()}
+    for name in ("torch", "triton"):
+        module = sys.modules.get(name)
+        if module is not None:
+            found[name] = getattr(module, "__version__", "?")
+    return found
+
+
+def device_name(device: str) -> str:
+    if device == "cuda":
+        import torch
+
+        return torch.cuda.get_device_name()
+    return "cpu"
+
+
+def progress(message: str) -> None:
+    """One line on stderr: the parent shows it (the editor as progress, the CLI as is)."""
+    print(f"[gate] {message}", file=sys.stderr, flush=True)
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+# ---- a stage's phases, and what their failures mean -------------------------------------------------------
+
+# phase -> (code, what failed) for an error that is not an out-of-memory one
+PHASE_CODES = {
+    "load": ("AR501", "the generated code does not load"),
+    "compile": ("AR501", "Triton cannot compile the kernel"),
+    "inputs": ("AR507", "making the inputs failed"),
+    "launch": ("AR503", "the kernel launch failed"),
+    "reference": ("AR507", "the reference failed"),
+    "measure": ("AR503", "measuring failed"),
+}
+
+
+class StageStop(Exception):
+    """Ends a stage with one error record (already classified and mapped to an Argus line)."""
+
+    def __init__(self, record: dict) -> None:
+        super().__init__(record["message"])
+        self.record = record
+
+
+class Phases:
+    """Runs the phases of one kernel's stage, turning an exception into an AR5xx record at an Argus line."""
+
+    def __init__(self, bundle: Bundle, kernel: str, stage: str) -> None:
+        self.bundle, self.kernel, self.stage = bundle, kernel, stage
+        self.facts = bundle.facts(kernel)
+        self.kernel_source_map: dict = {}
+        self.problem_source_map: dict = {}
+
+    def run(self, phase: str, action, *args, **kwargs):
+        try:
+            return action(*args, **kwargs)
+        except StageStop:
+            raise
+        except Exception as exc:
+            raise StageStop(self.classify(exc, phase)) from exc
+
+    def classify(self, exc: BaseException, phase: str) -> dict:
+        code, what = PHASE_CODES[phase]
+        if is_out_of_memory(exc):
+            code, what = "AR506", f"out of memory ({phase})"
+        generated, line = self.locate(exc, phase)
+        if type(exc).__name__ == "ArgusLaunchError":
+            what = "the launcher rejected the arguments"
+        message = f"{self.kernel}: {what}: {one_line(exception_text(exc))}"
+        return error(code, message, self.stage, line, detail=traceback_tail(exc), generated_line=generated)
+
+    def locate(self, exc: BaseException, phase: str) -> tuple[int | None, int | None]:
+        """(generated line, Argus line) of the innermost frame in the kernel or problem module."""
+        kernel_line = deepest_frame_in(exc.__traceback__, self.bundle.kernel_path)
+        if kernel_line is not None and phase in ("launch", "compile", "load", "measure"):
+            return kernel_line, argus_line(self.kernel_source_map, kernel_line) or self.facts["line"]
+        problem_line = deepest_frame_in(exc.__traceback__, self.bundle.problem_path(self.kernel))
+        block = self.facts.get("inputs_line") if phase == "inputs" else self.facts.get("reference_line")
+        if problem_line is not None:
+            return None, argus_line(self.problem_source_map, problem_line) or block or self.facts["line"]
+        return None, block if phase in ("inputs", "reference") else self.facts["line"]
+
+
+def stage_record(status: str, message: str = "", facts: dict | None = None, errors: list | None = None) -> dict:
+    return {"status": status, "message": message, "facts": facts, "errors": errors or []}
+
+
+def stopped(stop: StageStop) -> dict:
+    """The stage record of a stage that ended early: failed for a wrong kernel, error for everything else."""
+    status = "failed" if stop.record["code"] in ("AR501", "AR502") else "error"
+    return stage_record(status, stop.record["message"], None, [stop.record])

@@ -1,0 +1,166 @@
+"""The profile stage (GPU only) and the machine's ceilings, measured in the same run.
+
+Each trial: flush L2 (write a buffer larger than it), then time one launch with CUDA events; report the
+median of at least 100 trials after warm-up. FLOPs and bytes come from the kernel's counts (the IR's dot and
+elementwise FLOPs, the fewest bytes moved) at the `large` sizes. The reference is timed the same way, as
+written (eager) and under torch.compile.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from gate_common import Bundle, Phases, StageStop, exception_text, one_line, progress, stage_record, stopped
+
+FLUSH_BYTES = 256 * 1024 * 1024  # H200 L2 is 50 MB: writing 256 MB evicts whatever a kernel left there
+COPY_BYTES = 2 * 1024**3
+GEMM_SIZE = 8192
+
+
+class Timer:
+    def __init__(self) -> None:
+        import torch
+
+        self.flush_buffer = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+
+    def time(self, fn, trials: int, warmup_ms: float = 100.0, budget_s: float | None = None) -> dict:
+        """Milliseconds per call of `fn`: median and spread over `trials` timed calls, L2 flushed before each.
+
+        With `budget_s`, stops early once that much time was spent (at least 10 trials): for slow references.
+        """
+        import torch
+
+        fn()
+        torch.cuda.synchronize()
+        warm_start = time.perf_counter()
+        while (time.perf_counter() - warm_start) * 1000 < warmup_ms:
+            fn()
+            torch.cuda.synchronize()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
+        began = time.perf_counter()
+        done = 0
+        for start, end in zip(starts, ends, strict=True):
+            self.flush_buffer.zero_()
+            start.record()
+            fn()
+            end.record()
+            done += 1
+            if budget_s is not None and done >= 10 and done % 10 == 0:
+                torch.cuda.synchronize()
+                if time.perf_counter() - began > budget_s:
+                    break
+        torch.cuda.synchronize()
+        samples = sorted(s.elapsed_time(e) for s, e in zip(starts[:done], ends[:done], strict=True))
+        return {
+            "ms_median": statistics.median(samples),
+            "ms_p10": samples[int(0.1 * (len(samples) - 1))],
+            "ms_p90": samples[int(0.9 * (len(samples) - 1))],
+            "trials": len(samples),
+        }
+
+
+def measure_ceilings(trials: int = 30) -> dict:
+    """Copy bandwidth and cuBLAS fp16/bf16 GEMM rate of this GPU, on random data."""
+    import torch
+
+    timer = Timer()
+    progress("ceilings: device-to-device copy")
+    copy = time_copy(timer, trials)
+    rates = {}
+    for dtype in (torch.float16, torch.bfloat16):
+        progress(f"ceilings: cuBLAS {dtype} GEMM {GEMM_SIZE}^3")
+        rates[dtype] = 2 * GEMM_SIZE**3 / (time_gemm(timer, dtype, trials)["ms_median"] * 1e-3) / 1e12
+    torch.cuda.empty_cache()
+    return {
+        "device": torch.cuda.get_device_name(),
+        "copy_gb_per_s": 2 * COPY_BYTES / (copy["ms_median"] * 1e-3) / 1e9,
+        "gemm_fp16_tflops": rates[torch.float16],
+        "gemm_bf16_tflops": rates[torch.bfloat16],
+    }
+
+
+def time_copy(timer: Timer, trials: int) -> dict:
+    import torch
+
+    source = torch.randint(-100, 100, (COPY_BYTES,), dtype=torch.int8, device="cuda")
+    target = torch.empty_like(source)
+    return timer.time(lambda: target.copy_(source), trials)
+
+
+def time_gemm(timer: Timer, dtype, trials: int) -> dict:
+    import torch
+
+    a = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=dtype)
+    b = torch.randn(GEMM_SIZE, GEMM_SIZE, device="cuda", dtype=dtype)
+    return timer.time(lambda: torch.matmul(a, b), trials)
+
+
+def run_profile(bundle: Bundle, kernel: str, device: str, trials: int, ceilings: dict | None) -> dict:
+    if device != "cuda":
+        return stage_record("skipped", "profiling needs a GPU")
+    if ceilings is None:
+        return stage_record("error", "the ceilings could not be measured, so no percentages")
+    try:
+        return profile_kernel(Phases(bundle, kernel, "profile"), max(100, trials), ceilings)
+    except StageStop as stop:
+        return stopped(stop)
+
+
+def profile_kernel(phases: Phases, trials: int, ceilings: dict) -> dict:
+    import torch
+
+    bundle, kernel = phases.bundle, phases.kernel
+    module = phases.run("load", bundle.load_kernel_module)
+    phases.kernel_source_map = getattr(module, "SOURCE_MAP", {})
+    problem = phases.run("load", bundle.load_problem_module, kernel)
+    phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
+    entry = module.KERNELS[kernel]
+    sizes = dict(problem.SIZES.get("large", problem.SIZES["small"]))
+    notes = [] if "large" in problem.SIZES else ["no `large` size set: profiled at `small`"]
+    inputs = phases.run("inputs", problem.make_inputs, sizes, 0, "cuda")
+    arguments = [inputs[p] for p in entry["params"]]
+    timer = phases.run("measure", Timer)
+    progress(f"{kernel}: timing the kernel, {trials} trials at {sizes}")
+    timed = phases.run("launch", timer.time, lambda: entry["launcher"](*arguments), trials)
+    counts = phases.run("measure", entry["counts"], **sizes)
+    flops, moved = float(counts["flops"]), float(counts["bytes"])
+    seconds = timed["ms_median"] * 1e-3
+    tflops, gb_per_s = flops / seconds / 1e12, moved / seconds / 1e9
+    gemm = ceilings["gemm_bf16_tflops"] if phases.facts.get("dot_dtype") == "bf16" else ceilings["gemm_fp16_tflops"]
+    bandwidth = ceilings["copy_gb_per_s"]
+    compute_bound = flops / (gemm * 1e12) > moved / (bandwidth * 1e9)
+    facts = {
+        "sizes": sizes,
+        "kernel": timed,
+        "flops": flops,
+        "bytes": moved,
+        "tflops": tflops,
+        "gb_per_s": gb_per_s,
+        "ceilings": ceilings,
+        "bound": "compute" if compute_bound else "memory",
+        "percent_of_bandwidth": 100 * gb_per_s / bandwidth,
+        "percent_of_compute": 100 * tflops / gemm,
+        "notes": notes,
+    }
+    facts["percent_of_ceiling"] = facts["percent_of_compute"] if compute_bound else facts["percent_of_bandwidth"]
+    reference_args = {k: v for k, v in inputs.items() if k not in problem.OUTPUTS}
+    import inspect
+
+    accepted = inspect.signature(problem.reference).parameters
+    reference_args = {k: v for k, v in reference_args.items() if k in accepted}
+    budget = 20.0  # seconds per reference timing: a slow eager reference gets fewer trials, said in the result
+    progress(f"{kernel}: timing the reference (eager)")
+    eager = lambda: problem.reference(**reference_args)  # noqa: E731
+    facts["eager"] = phases.run("reference", timer.time, eager, trials, 100.0, budget)
+    facts["speedup_over_eager"] = facts["eager"]["ms_median"] / timed["ms_median"]
+    progress(f"{kernel}: compiling the reference with torch.compile")
+    try:
+        compiled = torch.compile(problem.reference)
+        facts["compiled"] = timer.time(lambda: compiled(**reference_args), trials, 100.0, budget)
+        facts["speedup_over_compiled"] = facts["compiled"]["ms_median"] / timed["ms_median"]
+    except Exception as exc:  # torch.compile failing on a reference is a fact about torch, not about the kernel
+        notes.append(f"torch.compile of the reference failed: {one_line(exception_text(exc))}")
+    torch.cuda.synchronize()
+    return stage_record("passed", "", facts)
