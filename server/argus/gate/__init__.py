@@ -7,6 +7,8 @@ writes bundles, starts and kills that process, and validates what it wrote. docs
 from argus.gate.api import (
     read_result,
     read_results,
+    run_bundle,
+    run_bundle_async,
     run_gate,
     run_gate_all,
     run_gate_all_async,
@@ -23,6 +25,8 @@ __all__ = [
     "Status",
     "read_result",
     "read_results",
+    "run_bundle",
+    "run_bundle_async",
     "run_gate",
     "run_gate_all",
     "run_gate_all_async",

@@ -89,41 +89,77 @@ def runner_failure(finished: Finished, kernels: list[str], device: str, path: st
     return [GateResult(kernel=name, source_path=path, device=device, errors=[error]) for name in kernels]
 
 
-class Prepared:
-    """A source made into a bundle in a temporary folder, ready to run."""
-
-    def __init__(self, source: str, path: str | None, kernel: str | None, device: str, stages, timeout_s):
-        _validate(device, stages)
-        self.path, self.device, self.stages, self.timeout_s = path, device, list(stages), timeout_s
-        self.folder = tempfile.TemporaryDirectory(prefix="argus-gate-")
-        self.out = Path(self.folder.name) / "result.json"
-        self.kernels: list[str] = []
-        self.failure: list[GateResult] | None = None
+def collect(out: Path, finished: Finished, kernels: list[str], device: str, path: str | None, limit_s: float):
+    """The results a runner wrote, or, when it wrote none, an AR504/AR505 result per kernel."""
+    if out.exists():
         try:
-            self.kernels = select_kernels(checked(source), kernel)
-            self.run_py = write_bundle(source, Path(self.folder.name) / "bundle", path=path, kernel=kernel)
-        except GateSetupError as failure:
-            self.failure = setup_failure(failure, self.kernels or ([kernel] if kernel else []), device, path)
+            return read_results(out)
+        except ValueError as problem:
+            error = GateError(code="AR505", message=str(problem), detail=finished.stderr[-3000:])
+            return [GateResult(kernel=k, source_path=path, device=device, errors=[error]) for k in kernels]
+    return runner_failure(finished, kernels, device, path, limit_s)
 
-    def argv(self, **extra) -> list[str]:
-        return runner_arguments(self.kernels, self.device, self.stages, self.timeout_s, self.out, **extra)
 
-    @property
-    def limit_s(self) -> float:
-        return outer_limit(self.kernels, self.stages, self.timeout_s)
+def bundle_kernels(run_py: Path) -> list[str]:
+    return list(json.loads((run_py.parent / "manifest.json").read_text(encoding="utf-8"))["kernels"])
+
+
+class BundleRun:
+    """One run of a bundle's run.py: its arguments, outer time limit and where it writes the results."""
+
+    def __init__(self, run_py: Path, kernels, device: str, stages: Sequence[str], timeout_s: float, options: dict):
+        _validate(device, stages)
+        self.run_py, self.device, self.stages = Path(run_py), device, list(stages)
+        self.kernels = list(kernels) if kernels else bundle_kernels(self.run_py)
+        self.out = self.run_py.parent / "result.json"
+        self.out.unlink(missing_ok=True)
+        self.argv = runner_arguments(self.kernels, device, self.stages, timeout_s, self.out, **options)
+        self.limit_s = outer_limit(self.kernels, self.stages, timeout_s)
+        manifest = json.loads((self.run_py.parent / "manifest.json").read_text(encoding="utf-8"))
+        self.path = manifest.get("source_path")
 
     def results(self, finished: Finished) -> list[GateResult]:
-        if self.out.exists():
-            try:
-                return read_results(self.out)
-            except ValueError as problem:
-                error = GateError(code="AR505", message=str(problem), detail=finished.stderr[-3000:])
-                device, path = self.device, self.path
-                return [GateResult(kernel=k, source_path=path, device=device, errors=[error]) for k in self.kernels]
-        return runner_failure(finished, self.kernels, self.device, self.path, self.limit_s)
+        return collect(self.out, finished, self.kernels, self.device, self.path, self.limit_s)
 
-    def close(self) -> None:
-        self.folder.cleanup()
+
+def run_bundle(
+    run_py: Path,
+    *,
+    kernels: Sequence[str] = (),
+    device: str = "auto",
+    stages: Sequence[str] = STAGES,
+    timeout_s: float = 120,
+    on_progress: Progress = None,
+    **runner_options,
+) -> list[GateResult]:
+    """Run a bundle's run.py (write_bundle's) as a killable child; one result per kernel (all when none named)."""
+    run = BundleRun(run_py, kernels, device, stages, timeout_s, runner_options)
+    return run.results(run_blocking(run.run_py, run.argv, run.limit_s, on_progress))
+
+
+async def run_bundle_async(
+    run_py: Path,
+    *,
+    kernels: Sequence[str] = (),
+    device: str = "auto",
+    stages: Sequence[str] = STAGES,
+    timeout_s: float = 120,
+    on_progress: Progress = None,
+    **runner_options,
+) -> list[GateResult]:
+    """run_bundle for asyncio: cancelling the awaiting task kills the runner and its stage processes."""
+    run = BundleRun(run_py, kernels, device, stages, timeout_s, runner_options)
+    return run.results(await run_async(run.run_py, run.argv, run.limit_s, on_progress))
+
+
+def prepare(source: str, path: str | None, kernel: str | None, device: str, folder: str):
+    """(run.py of a fresh bundle, None) or (None, the results that say why the source cannot be gated)."""
+    kernels: list[str] = []
+    try:
+        kernels = select_kernels(checked(source), kernel)
+        return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel), None
+    except GateSetupError as failure:
+        return None, setup_failure(failure, kernels or ([kernel] if kernel else []), device, path)
 
 
 def run_gate_all(
@@ -132,7 +168,7 @@ def run_gate_all(
     path: str | None = None,
     kernel: str | None = None,
     device: str = "auto",
-    stages: Sequence[str] = ("compile", "correct", "profile"),
+    stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
     **runner_options,
@@ -142,14 +178,13 @@ def run_gate_all(
     `timeout_s` limits each kernel's run (all its stages together). `runner_options` go to run.py
     (trials, profile_trials, seed, memory_limit_mb).
     """
-    prepared = Prepared(source, path, kernel, device, stages, timeout_s)
-    try:
-        if prepared.failure is not None:
-            return prepared.failure
-        finished = run_blocking(prepared.run_py, prepared.argv(**runner_options), prepared.limit_s, on_progress)
-        return prepared.results(finished)
-    finally:
-        prepared.close()
+    _validate(device, stages)
+    with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
+        run_py, failure = prepare(source, path, kernel, device, folder)
+        if failure is not None:
+            return failure
+        options = dict(device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress)
+        return run_bundle(run_py, **options, **runner_options)
 
 
 async def run_gate_all_async(
@@ -158,20 +193,19 @@ async def run_gate_all_async(
     path: str | None = None,
     kernel: str | None = None,
     device: str = "auto",
-    stages: Sequence[str] = ("compile", "correct", "profile"),
+    stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
     **runner_options,
 ) -> list[GateResult]:
     """run_gate_all for asyncio: cancelling the awaiting task kills the gate's processes."""
-    prepared = Prepared(source, path, kernel, device, stages, timeout_s)
-    try:
-        if prepared.failure is not None:
-            return prepared.failure
-        finished = await run_async(prepared.run_py, prepared.argv(**runner_options), prepared.limit_s, on_progress)
-        return prepared.results(finished)
-    finally:
-        prepared.close()
+    _validate(device, stages)
+    with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
+        run_py, failure = prepare(source, path, kernel, device, folder)
+        if failure is not None:
+            return failure
+        options = dict(device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress)
+        return await run_bundle_async(run_py, **options, **runner_options)
 
 
 def _one(results: list[GateResult], kernel: str | None, started: float) -> GateResult:
@@ -190,7 +224,7 @@ def run_gate(
     path: str | None = None,
     kernel: str | None = None,
     device: str = "auto",
-    stages: Sequence[str] = ("compile", "correct", "profile"),
+    stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
     **runner_options,
@@ -212,7 +246,7 @@ async def run_gate_async(
     path: str | None = None,
     kernel: str | None = None,
     device: str = "auto",
-    stages: Sequence[str] = ("compile", "correct", "profile"),
+    stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
     **runner_options,

@@ -51,6 +51,16 @@ def load_module(path: Path, name: str) -> ModuleType:
     return module
 
 
+def parameter_names(entry: dict) -> list[str]:
+    """A KERNELS entry's parameters, in order (generated entries hold a record per parameter)."""
+    return [p["name"] if isinstance(p, dict) else p for p in entry["params"]]
+
+
+def launch(entry: dict, inputs: dict):
+    """Call a kernel's launcher with its arguments by name (a scalar the inputs leave out keeps its default)."""
+    return entry["launcher"](**{name: inputs[name] for name in parameter_names(entry) if name in inputs})
+
+
 # ---- errors ---------------------------------------------------------------------------------------------
 
 

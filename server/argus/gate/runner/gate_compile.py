@@ -22,6 +22,7 @@ from gate_common import (
     argus_line,
     error,
     exception_text,
+    launch,
     one_line,
     progress,
     stage_record,
@@ -53,16 +54,23 @@ class LaunchRecorder:
         return getattr(self.jit, name)
 
 
+class InterpretedFunction(LaunchRecorder):
+    """The recorder under the name generated launchers accept CPU tensors for (the Triton interpreter's): it
+    launches nothing, so the compile stage can record a launch on the CPU without a GPU or the interpreter."""
+
+
 def record_launch(module, kernel: str, inputs: dict) -> tuple[tuple, dict]:
     entry = module.KERNELS[kernel]
     jit = entry["jit"]
     names = [name for name, value in vars(module).items() if value is jit]
-    recorder = LaunchRecorder(jit)
+    recorder = InterpretedFunction(jit)
+    entry["jit"] = recorder
     for name in names:
         setattr(module, name, recorder)
     try:
-        entry["launcher"](*[inputs[p] for p in entry["params"]])
+        launch(entry, inputs)
     finally:
+        entry["jit"] = jit
         for name in names:
             setattr(module, name, jit)
     if not recorder.calls:

@@ -11,7 +11,17 @@ from __future__ import annotations
 import statistics
 import time
 
-from gate_common import Bundle, Phases, StageStop, exception_text, one_line, progress, stage_record, stopped
+from gate_common import (
+    Bundle,
+    Phases,
+    StageStop,
+    exception_text,
+    launch,
+    one_line,
+    progress,
+    stage_record,
+    stopped,
+)
 
 FLUSH_BYTES = 256 * 1024 * 1024  # H200 L2 is 50 MB: writing 256 MB evicts whatever a kernel left there
 COPY_BYTES = 2 * 1024**3
@@ -120,10 +130,9 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict) -> dict:
     sizes = dict(problem.SIZES.get("large", problem.SIZES["small"]))
     notes = [] if "large" in problem.SIZES else ["no `large` size set: profiled at `small`"]
     inputs = phases.run("inputs", problem.make_inputs, sizes, 0, "cuda")
-    arguments = [inputs[p] for p in entry["params"]]
     timer = phases.run("measure", Timer)
     progress(f"{kernel}: timing the kernel, {trials} trials at {sizes}")
-    timed = phases.run("launch", timer.time, lambda: entry["launcher"](*arguments), trials)
+    timed = phases.run("launch", timer.time, lambda: launch(entry, inputs), trials)
     counts = phases.run("measure", entry["counts"], **sizes)
     flops, moved = float(counts["flops"]), float(counts["bytes"])
     seconds = timed["ms_median"] * 1e-3

@@ -1,0 +1,81 @@
+"""GateResults as text for a terminal: a header per kernel, one line per stage, errors in the compiler style."""
+
+from __future__ import annotations
+
+from argus.gate.result import GateResult, Status
+
+MARKS = {Status.passed: "✓", Status.failed: "✗", Status.error: "✗", Status.skipped: "–"}
+
+
+def _bytes(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
+
+
+def _number(x: float | None) -> str:
+    return "?" if x is None else f"{x:.3g}"
+
+
+def compile_line(result: GateResult) -> str:
+    facts = result.compile.facts
+    if facts is None:
+        return result.compile.message
+    spills = (facts.spill_stores_bytes or 0) + (facts.spill_loads_bytes or 0)
+    config = ", ".join(f"{k}={v}" for k, v in facts.config.items())
+    return (
+        f"{facts.target}: {facts.registers if facts.registers is not None else '?'} registers, "
+        f"{_bytes(spills)} spilled, {_bytes(facts.shared_memory_bytes)} shared memory ({config})"
+    )
+
+
+def correct_line(result: GateResult) -> str:
+    facts = result.correct.facts
+    if facts is None:
+        return result.correct.message
+    where = "interpreter" if facts.interpreter else "GPU"
+    tolerance = ", ".join(f"{name} {tol:g}" for name, tol in facts.tolerance.items())
+    text = (
+        f"{facts.trials} trials on the {where} (seeds {facts.seeds[0]}..), max abs err "
+        f"{_number(facts.max_abs_error)}, max rel err {_number(facts.max_rel_error)} (tolerance {tolerance})"
+    )
+    if facts.first_mismatch is not None:
+        m = facts.first_mismatch
+        text += f"; first mismatch {m.output}{m.index}: got {m.got}, expected {m.expected}"
+    return text
+
+
+def profile_line(result: GateResult) -> str:
+    facts = result.profile.facts
+    if facts is None:
+        return result.profile.message
+    text = (
+        f"{facts.kernel.ms_median:.3f} ms (p10 {facts.kernel.ms_p10:.3f}, p90 {facts.kernel.ms_p90:.3f}, "
+        f"{facts.kernel.trials} trials), {facts.tflops:.1f} TFLOP/s, {facts.gb_per_s:.0f} GB/s, "
+        f"{facts.percent_of_ceiling:.0f}% of the {facts.bound} ceiling"
+    )
+    if facts.speedup_over_eager is not None:
+        text += f", {facts.speedup_over_eager:.2f}x eager"
+    if facts.speedup_over_compiled is not None:
+        text += f", {facts.speedup_over_compiled:.2f}x torch.compile"
+    return text
+
+
+def render(result: GateResult, path: str | None = None) -> str:
+    where = path or result.source_path or "<source>"
+    versions = ", ".join(f"{k} {v}" for k, v in result.versions.items() if k != "python")
+    lines = [f"{where}: {result.kernel or '(no kernel)'} on {result.device}" + (f" ({versions})" if versions else "")]
+    for name, stage, describe in (
+        ("compile", result.compile, compile_line),
+        ("correct", result.correct, correct_line),
+        ("profile", result.profile, profile_line),
+    ):
+        detail = describe(result) if stage.status != Status.skipped else f"skipped: {stage.message}"
+        timing = f" ({stage.seconds:.1f} s)" if stage.seconds else ""
+        lines.append(f"  {MARKS[stage.status]} {name:<8} {detail}{timing}")
+    for error in result.errors:
+        line = error.line if error.line is not None else 1
+        lines.append(f"{where}:{line}:1: error[{error.code}]: {error.message}")
+    verdict = "passed" if result.passed else "did not pass"
+    lines.append(f"  {result.kernel or 'gate'}: {verdict} in {result.seconds:.1f} s")
+    return "\n".join(lines)
