@@ -116,6 +116,13 @@ BUILTINS: dict[str, Builtin] = {
                 "State a relation over tags at a use site; the verifier proves it or gives a counterexample. "
                 "In a condition, x.name reads tag `name` of x.",
             ),
+            (
+                "partition",
+                "partition(T, n) -> bool",
+                "In `requires` only: the 1-D integer tensor T holds the cut points of 0..n into consecutive ranges, "
+                "T[0] == 0 <= T[1] <= ... <= T[last] == n (MoE expert offsets). The launcher checks it; the "
+                "verifier assumes it.",
+            ),
         ],
     ),
     **_table(

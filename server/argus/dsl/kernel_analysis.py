@@ -63,8 +63,15 @@ class SymbolUse:
 
 
 class KernelAnalyzer(CallsMixin):
-    def __init__(self, kernel: ast.Kernel, diagnostics: list[Diagnostic], symbols: list[SymbolUse]):
+    def __init__(
+        self,
+        kernel: ast.Kernel,
+        diagnostics: list[Diagnostic],
+        symbols: list[SymbolUse],
+        overrides: dict[str, int | float] | None = None,
+    ):
         self.kernel = kernel
+        self.overrides = overrides or {}  # tile constant -> a value from its tune list (the verifier checks each)
         self.diagnostics = diagnostics
         self.symbols = symbols
         self.next_id = 0
@@ -77,6 +84,7 @@ class KernelAnalyzer(CallsMixin):
         self.params: list[ir.ParamIR] = []
         self.grid_rank: int | None = None
         self.in_assertion = False
+        self.in_requires = False  # data facts such as partition(T, n) are allowed only in `requires`
         self.written: set[str] = set()
 
     # ---- reporting and IR emission -------------------------------------------------------------
@@ -170,6 +178,8 @@ class KernelAnalyzer(CallsMixin):
                 self.error("AR206", setting.value.span, f"{what} `{setting.name}` needs a compile-time number")
                 continue
             tune = self.tune_list(setting, env, value)
+            if table is self.constants and setting.name in self.overrides:
+                value = self.overrides[setting.name]
             table[setting.name] = ir.Constant(setting.name, value, tune, setting.span)
             kind = "constant" if table is self.constants else "policy"
             self.symbols.append(SymbolUse(setting.name_span, setting.name, kind, f"= {value}", setting.name_span))
@@ -277,7 +287,11 @@ class KernelAnalyzer(CallsMixin):
         conditions = []
         for decl in decls:
             for condition in decl.conditions:
-                v = self.expr(condition)
+                self.in_requires = True
+                try:
+                    v = self.expr(condition)
+                finally:
+                    self.in_requires = False
                 if isinstance(v.type, ErrorT):
                     continue
                 if not isinstance(v.type, ScalarT) or v.value is None or not self.is_launch_value(v.value):
