@@ -1,0 +1,105 @@
+"""A bounded cache of per-kernel verification results, keyed by a hash of the kernel's IR.
+
+Spans inside the hash are relative to the kernel's first line, so typing in one kernel (which shifts the
+lines of the kernels below it) re-verifies only that kernel; a hit is moved to the kernel's new lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import replace
+
+from argus.dsl import ir
+from argus.dsl.diagnostics import Position, Range, Related
+from argus.dsl.spans import Span
+from argus.verify.kernel import KernelReport, ValueLayout
+
+
+def kernel_key(kernel: ir.KernelIR, timeout_ms: int) -> str:
+    base = kernel.span.line
+    parts: list[str] = [kernel.name, str(timeout_ms)]
+
+    def span(s: Span) -> str:
+        return f"{s.line - base}:{s.col}-{s.end_line - base}:{s.end_col}"
+
+    def block(b: ir.Block) -> None:
+        parts.append("args " + " ".join(f"{v.id}:{v.type}:{v.name}" for v in b.args))
+        for op in b.ops:
+            attrs = ",".join(f"{k}={op.attrs[k]!r}" for k in sorted(op.attrs))
+            operands = " ".join(str(v.id) for v in op.operands)
+            results = " ".join(f"{v.id}:{v.type}:{v.name}" for v in op.results)
+            parts.append(f"{op.kind}[{attrs}]({operands})->{results}@{span(op.span)}")
+            for region in op.regions:
+                block(region)
+        parts.append("yield " + " ".join(str(v.id) for v in b.yields))
+
+    for p in kernel.params:
+        parts.append(f"param {p.name}:{p.type}:{p.value.id}:{p.is_out}@{span(p.span)}")
+    for name, value in kernel.sizes.items():
+        parts.append(f"size {name}:{value.id}")
+    for name, c in kernel.constants.items():
+        parts.append(f"const {name}={c.value} tune {c.tune}@{span(c.span)}")
+    block(kernel.launch)
+    parts.append("requires " + " ".join(f"{v.id}@{span(s)}" for v, s in kernel.requires))
+    parts.append("grid " + " ".join(str(v.id) for v in kernel.grid))
+    block(kernel.body)
+    parts.append(span(kernel.span))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def shifted(report: KernelReport, delta: int) -> KernelReport:
+    if delta == 0:
+        return report
+
+    def move(r: Range) -> Range:
+        return Range(
+            start=Position(line=r.start.line + delta, character=r.start.character),
+            end=Position(line=r.end.line + delta, character=r.end.character),
+        )
+
+    diagnostics = []
+    for d in report.diagnostics:
+        data = dict(d.data)
+        witness = data.get("counterexample")
+        if isinstance(witness, dict):
+            witness = dict(witness, line=witness["line"] + delta)
+            if isinstance(witness.get("second"), dict):
+                witness["second"] = dict(witness["second"], line=witness["second"]["line"] + delta)
+            data["counterexample"] = witness
+        related = [Related(range=move(r.range), message=r.message) for r in d.related]
+        diagnostics.append(d.model_copy(update={"range": move(d.range), "related": related, "data": data}))
+    layouts = [
+        ValueLayout(Span(v.span.line + delta, v.span.col, v.span.end_line + delta, v.span.end_col), v.name, v.text)
+        for v in report.layouts
+    ]
+    return replace(report, diagnostics=diagnostics, layouts=layouts)
+
+
+class VerifyCache:
+    """Per-kernel results, least recently used first out once `max_entries` is reached."""
+
+    def __init__(self, max_entries: int = 256):
+        self.max_entries = max_entries
+        self.entries: OrderedDict[str, tuple[int, KernelReport]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key: str, line: int) -> KernelReport | None:
+        entry = self.entries.get(key)
+        if entry is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self.entries.move_to_end(key)
+        cached_line, report = entry
+        return shifted(report, line - cached_line)
+
+    def put(self, key: str, line: int, report: KernelReport) -> None:
+        self.entries[key] = (line, report)
+        self.entries.move_to_end(key)
+        while len(self.entries) > self.max_entries:
+            self.entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self.entries)

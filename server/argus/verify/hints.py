@@ -1,0 +1,31 @@
+"""Hints for a failed or undecided obligation: a `requires` condition that would settle it."""
+
+from __future__ import annotations
+
+import z3
+
+from argus.verify.model import Obligation
+from argus.verify.terms import free_names
+
+MAX_CANDIDATES = 12
+
+
+def suggest_requires(prover, ob: Obligation) -> str:
+    """The first of `S % C == 0` and `S <= C` (S a size the claim mentions, C a tile constant) that proves it."""
+    mentioned = free_names(z3.And(*ob.assumptions, ob.goal))
+    sizes = [(name, term) for name, term in prover.sizes.items() if name in mentioned]
+    candidates = []
+    for name, term in sizes:
+        for constant, value in prover.constants.items():
+            if isinstance(value, int) and value > 1:
+                candidates.append((f"{name} % {constant} == 0", term % value == 0))
+                candidates.append((f"{name} <= {constant}", term <= value))
+    for text, condition in candidates[:MAX_CANDIDATES]:
+        solver = z3.Solver()
+        solver.set("timeout", max(1, prover.timeout_ms // 4))
+        claim = z3.And(*ob.assumptions, z3.Not(ob.goal))
+        solver.add(*prover.base, claim, condition)
+        solver.add(*prover.facts.instances([claim, *prover.base]))
+        if solver.check() == z3.unsat:
+            return f"`requires {text}` would prove it"
+    return ""

@@ -1,0 +1,145 @@
+"""Verification of one kernel IR: evaluate two programs symbolically, collect obligations, decide them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from argus.dsl import ir
+from argus.dsl.diagnostics import Diagnostic, Severity, make
+from argus.dsl.spans import Span
+from argus.verify.coverage import coverage_obligations
+from argus.verify.evaluate import Evaluator, Shared, Unsupported
+from argus.verify.hints import suggest_requires
+from argus.verify.model import Obligation
+from argus.verify.races import race_obligations
+from argus.verify.solve import Prover, Verdict
+
+SOURCE = "argus.verify"
+
+
+@dataclass(slots=True)
+class ValueLayout:
+    """The layout of one named value, one line of text for hover: index map per tensor axis, mask, tags."""
+
+    span: Span
+    name: str
+    text: str
+
+
+@dataclass(slots=True)
+class VerifyStats:
+    obligations: int = 0
+    proved: int = 0
+    refuted: int = 0
+    unknown: int = 0
+    milliseconds: float = 0.0
+
+    def add(self, other: VerifyStats) -> None:
+        self.obligations += other.obligations
+        self.proved += other.proved
+        self.refuted += other.refuted
+        self.unknown += other.unknown
+        self.milliseconds += other.milliseconds
+
+
+@dataclass(slots=True)
+class KernelReport:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    layouts: list[ValueLayout] = field(default_factory=list)
+    stats: VerifyStats = field(default_factory=VerifyStats)
+
+
+def program_names(kernel: ir.KernelIR) -> list[str]:
+    names = [f"program_id({k})" for k in range(len(kernel.grid))]
+    found: set[int] = set()
+    for op in ir.walk_ops(kernel.body):
+        if op.kind == "program_id" and op.attrs["axis"] not in found and op.result.name:
+            names[op.attrs["axis"]] = op.result.name
+            found.add(op.attrs["axis"])
+    return names
+
+
+def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> KernelReport:
+    """Every obligation of one kernel; an internal failure becomes an unknown verdict, never an exception."""
+    started = time.perf_counter()
+    report = KernelReport()
+    try:
+        obligations, prover, layouts = collect(kernel, timeout_ms)
+    except (Unsupported, z3.Z3Exception, RecursionError, KeyError, ValueError, TypeError, IndexError) as error:
+        report.diagnostics.append(unknown_kernel(kernel, f"the verifier cannot model this kernel: {error}"))
+        report.stats = VerifyStats(1, 0, 0, 1, (time.perf_counter() - started) * 1000)
+        return report
+    report.layouts = layouts
+    for obligation in obligations:
+        verdict = prover.decide(obligation)
+        report.stats.obligations += 1
+        if verdict.status == "proved":
+            report.stats.proved += 1
+            continue
+        if verdict.status == "refuted":
+            report.stats.refuted += 1
+        else:
+            report.stats.unknown += 1
+        hint = suggest_requires(prover, obligation) if obligation.kind in ("in_bounds", "coverage") else ""
+        report.diagnostics.append(diagnostic(obligation, verdict, hint or obligation.hint, variant))
+    report.stats.milliseconds = (time.perf_counter() - started) * 1000
+    return report
+
+
+def collect(kernel: ir.KernelIR, timeout_ms: int):
+    shared = Shared(kernel)
+    first = Evaluator(shared, "", record_obligations=True)
+    requires, grid = first.launch()
+    second = Evaluator(shared, "'", record_obligations=False)
+    sizes = list(shared.sizes.values())
+    base = [s >= 1 for s in sizes] + requires + first.program_ranges(grid)
+    first.body_run()
+    second.body_run()
+    obligations: list[Obligation] = list(first.obligations)
+    obligations += race_obligations(first, second, second.program_ranges(grid))
+    obligations += coverage_obligations(first, grid)
+    prover = Prover(
+        shared.sizes,
+        base,
+        shared.facts,
+        shared.gaps,
+        shared.carried,
+        program_names(kernel),
+        timeout_ms,
+        sorted(shared.functions),
+        {name: c.value for name, c in kernel.constants.items()},
+    )
+    layouts = [ValueLayout(span, name, first.layout_text(sym)) for span, name, sym in first.layouts.values()]
+    return obligations, prover, layouts
+
+
+def diagnostic(ob: Obligation, verdict: Verdict, hint: str, variant: str) -> Diagnostic:
+    suffix = f" [{variant}]" if variant else ""
+    if verdict.status == "refuted":
+        witness = verdict.witness
+        related = list(ob.related)
+        if witness.second is not None and ob.second is not None:
+            related.append((ob.second.span, f"the other program's {ob.second.what}"))
+        message = f"{ob.message}{suffix}: counterexample: {witness.text()}"
+        if hint:
+            message += f"; {hint}"
+        d = make(ob.code, ob.span, message, related=related, verdict="refuted", counterexample=witness.model_dump())
+        if variant:
+            d.data["variant"] = variant
+    else:
+        message = f"not proved: {ob.message}{suffix} ({verdict.reason})"
+        if hint:
+            message += f"; {hint}"
+        d = make("AR312", ob.span, message, related=list(ob.related), verdict="unknown", reason=verdict.reason)
+        d.data.update(obligation=ob.code, kind=ob.kind, hint=hint)
+    d.source = SOURCE
+    return d
+
+
+def unknown_kernel(kernel: ir.KernelIR, reason: str) -> Diagnostic:
+    d = make("AR312", kernel.span, f"not proved: {reason}", severity=Severity.warning, verdict="unknown", reason=reason)
+    d.source = SOURCE
+    return d

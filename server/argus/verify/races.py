@@ -1,0 +1,76 @@
+"""Race obligations: pairs of accesses made by two different programs of one launch.
+
+The second program is a copy of the first evaluated under other names (pid0', k0@13', ...); its element
+coordinates are renamed too, so the two accesses may touch different elements of their tiles.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from argus.verify.evaluate import Evaluator, coord_list, coord_ranges
+from argus.verify.model import Access, Obligation, Second
+from argus.verify.terms import COORDS, substitute
+
+OTHER_COORDS = [z3.Int(f"f{k}") for k in range(len(COORDS))]
+WRITES = ("store", "atomic_add")
+
+
+def renamed(term: z3.ExprRef) -> z3.ExprRef:
+    return substitute(term, list(zip(COORDS, OTHER_COORDS, strict=True)))
+
+
+def race_obligations(first: Evaluator, second: Evaluator, second_ranges: list[z3.BoolRef]) -> list[Obligation]:
+    obligations = []
+    writes = [a for a in first.accesses if a.kind in WRITES]
+    their_writes = [a for a in second.accesses if a.kind in WRITES]
+    for index, mine in enumerate(writes):
+        for theirs in second.accesses:
+            if theirs.tensor != mine.tensor:
+                continue
+            if theirs.kind in WRITES:
+                if mine.kind == "atomic_add" and theirs.kind == "atomic_add":
+                    continue
+                if their_writes.index(theirs) < index:
+                    continue  # the mirror image of a pair already checked
+                kind, code = "race_store", "AR302"
+                message = f"two programs {mine.kind} to the same element of `{mine.tensor}`"
+            else:
+                kind, code = "race_read", "AR303"
+                message = f"a program reads an element of `{mine.tensor}` that another program writes"
+            obligations.append(pair(first, mine, theirs, second_ranges, kind, code, message))
+    return obligations
+
+
+def pair(first: Evaluator, mine: Access, theirs: Access, ranges, kind: str, code: str, message: str) -> Obligation:
+    other_indices = [renamed(i) for i in theirs.indices]
+    same = [a == b for a, b in zip(mine.indices, other_indices, strict=True)]
+    distinct = z3.Or(*[a != b for a, b in zip(mine.program, theirs.program, strict=True)])
+    assumptions = (
+        mine.context.assumptions
+        + [renamed(a) for a in theirs.context.assumptions]
+        + coord_ranges(mine.shape)
+        + coord_ranges(theirs.shape, OTHER_COORDS)
+        + list(ranges)
+        + [mine.mask, renamed(theirs.mask), distinct]
+    )
+    shown = [
+        (f"{mine.tensor} index {d} ({label})", index)
+        for d, (index, label) in enumerate(zip(mine.indices, mine.labels, strict=True))
+    ]
+    return Obligation(
+        kind,
+        code,
+        mine.span,
+        message,
+        z3.Not(z3.And(*same)) if same else z3.BoolVal(False),
+        assumptions,
+        mine.context.loops,
+        mine.program,
+        coord_list(mine.shape),
+        shown,
+        [],
+        second=Second(
+            theirs.span, theirs.kind, theirs.context.loops, theirs.program, coord_list(theirs.shape, OTHER_COORDS)
+        ),
+    )
