@@ -19,6 +19,8 @@ from argus.skills.provider import ProviderRegistry
 
 logger = logging.getLogger(__name__)
 
+SETTINGS_COMMAND = "argus.settings"
+
 
 class ArgusProtocol(LanguageServerProtocol):
     """pygls' protocol, plus: a `$/cancelRequest` also cancels the background work the request started (a
@@ -88,7 +90,10 @@ def register_lifecycle(server: ArgusServer) -> None:
             registration = types.Registration(
                 id="argus-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION, register_options={}
             )
-            await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+            try:
+                await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+            except Exception:  # a client that cannot register still answers workspace/configuration
+                logger.warning("the client refused to register didChangeConfiguration", exc_info=True)
         await fetch_configuration(server)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -99,6 +104,13 @@ def register_lifecycle(server: ArgusServer) -> None:
         else:  # push-style clients send the settings themselves
             server.global_settings = config.apply(server.initial_settings, params.settings)
         server.diagnostics.settings_changed()
+
+    @server.command(SETTINGS_COMMAND)
+    @guarded(empty=dict)
+    async def effective_settings(*arguments: object) -> dict:
+        """The settings in force for a document (or globally): what the user's configuration resolved to."""
+        uri = arguments[0] if arguments and isinstance(arguments[0], str) else ""
+        return server.settings_for(uri).to_wire()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @guarded()

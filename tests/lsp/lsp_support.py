@@ -1,0 +1,46 @@
+"""Helpers the language-server tests share (the fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def open_document(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="argus", version=version, text=text)
+        )
+    )
+
+
+async def published(client: LanguageClient, uri: str, version: int, timeout: float = 10.0):
+    """The first publication for `uri` at `version`, waiting for it."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        for params in client.published:
+            if params.uri == uri and params.version == version:
+                return params
+        await asyncio.sleep(0.01)
+    seen = [(p.uri, p.version) for p in client.published]
+    raise AssertionError(f"no publishDiagnostics for {uri} version {version}; seen {seen}")
+
+
+def replace_all(client: LanguageClient, uri: str, version: int, old: str, new: str) -> None:
+    """An incremental change replacing the whole of `old` (as an editor sends after select-all and type)."""
+    lines = old.split("\n")
+    end = types.Position(line=len(lines) - 1, character=len(lines[-1]))
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(line=0, character=0), end=end), text=new
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
+        )
+    )

@@ -1,0 +1,115 @@
+"""Code actions: quick fixes from diagnostics, skills enabled or disabled with the failed precondition, and
+versioned edits."""
+
+from __future__ import annotations
+
+from lsp_support import EXAMPLES, open_document, published, replace_all
+from lsprotocol import types
+
+from argus.dsl.check import check_source
+
+NEXT_K = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
+TYPO = (EXAMPLES / "vector_add.argus").read_text().replace("x: f32[N]", "x: f33[N]")
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n")) if needle in line)
+
+
+async def actions_at(client, uri, line, trigger=types.CodeActionTriggerKind.Invoked, diagnostics=(), character=4):
+    start = types.Position(line=line, character=character)
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=start, end=start),
+        context=types.CodeActionContext(diagnostics=list(diagnostics), trigger_kind=trigger),
+    )
+    return list(await client.text_document_code_action_async(params))
+
+
+def edits_of(client, action, uri, version):
+    """The text edits of an action, checking the WorkspaceEdit form fits the client."""
+    if client.kind == "vscode":  # documentChanges supported: the edit names the version it was made for
+        (change,) = action.edit.document_changes
+        assert change.text_document.uri == uri and change.text_document.version == version
+        return change.edits
+    assert action.edit.document_changes is None
+    return action.edit.changes[uri]
+
+
+def apply(text: str, edits) -> str:
+    lines = text.split("\n")
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start, end = edit.range.start, edit.range.end
+        head = "\n".join([*lines[: start.line], lines[start.line][: start.character]])
+        tail = "\n".join([lines[end.line][end.character :], *lines[end.line + 1 :]])
+        lines = (head + edit.new_text + tail).split("\n")
+    return "\n".join(lines)
+
+
+async def test_an_unknown_dtype_gets_the_did_you_mean_fix(client, uri):
+    open_document(client, uri, TYPO)
+    params = await published(client, uri, 1)
+    (typo,) = [d for d in params.diagnostics if d.code == "AR104"]
+    actions = await actions_at(client, uri, typo.range.start.line, diagnostics=[typo])
+    fix = next(a for a in actions if a.kind == types.CodeActionKind.QuickFix)
+    assert fix.title == "Replace with `f32`" and fix.diagnostics[0].code == "AR104"
+    fixed = apply(TYPO, edits_of(client, fix, uri, 1))
+    assert not check_source(fixed).diagnostics
+
+
+async def test_an_implicit_narrowing_store_gets_an_explicit_cast(client, uri):
+    text = NEXT_K.replace("acc.to(f16), mask", "acc, mask")
+    open_document(client, uri, text)
+    params = await published(client, uri, 1)
+    (narrowing,) = [d for d in params.diagnostics if d.code == "AR212"]
+    actions = await actions_at(client, uri, narrowing.range.start.line, character=narrowing.range.start.character)
+    (fix,) = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert "acc.to(f16)" in apply(text, edits_of(client, fix, uri, 1))
+
+
+async def test_skills_at_a_loop_with_a_dot_are_enabled_or_say_which_precondition_failed(client, uri):
+    open_document(client, uri, NEXT_K)
+    await published(client, uri, 1)
+    actions = await actions_at(client, uri, line_of(NEXT_K, "b = load"))
+    titles = {a.title.split("  (")[0]: a for a in actions if a.kind == types.CodeActionKind.RefactorRewrite}
+    pipelining = titles["Software pipelining: num_stages 3 → 4"]
+    assert pipelining.disabled is None
+    assert "num_stages = 4" in apply(NEXT_K, edits_of(client, pipelining, uri, 1))
+    assert titles["Retune BK = 64 → 32"].disabled is None
+    too_big = titles.get("Retune BK = 64 → 128")
+    if client.kind == "vscode":  # disabledSupport, and the user invoked the menu: shown with the reason
+        assert "288 KiB of shared memory" in too_big.disabled.reason
+        assert too_big.edit is None
+    else:  # Neovim 0.7 cannot show disabled actions: left out
+        assert too_big is None
+
+
+async def test_disabled_actions_are_left_out_when_the_menu_opens_by_itself(client, uri):
+    open_document(client, uri, NEXT_K)
+    await published(client, uri, 1)
+    actions = await actions_at(client, uri, line_of(NEXT_K, "b = load"), trigger=types.CodeActionTriggerKind.Automatic)
+    assert actions and all(a.disabled is None for a in actions)
+
+
+async def test_pipelining_needs_a_loop_with_a_dot(client, uri):
+    text = (EXAMPLES / "vector_add.argus").read_text()
+    open_document(client, uri, text)
+    await published(client, uri, 1)
+    actions = await actions_at(client, uri, line_of(text, "store("))
+    pipelining = [a for a in actions if a.title.startswith("Software pipelining")]
+    if client.kind == "vscode":
+        assert "needs a `for` loop whose `dot` reads tiles loaded in the loop" in pipelining[0].disabled.reason
+    else:
+        assert pipelining == []
+
+
+async def test_edits_carry_the_version_they_were_computed_for(client, uri):
+    open_document(client, uri, TYPO)
+    await published(client, uri, 1)
+    replace_all(client, uri, 2, TYPO, "\n" + TYPO)  # one line down, version 2
+    params = await published(client, uri, 2)
+    (typo,) = [d for d in params.diagnostics if d.code == "AR104"]
+    actions = await actions_at(client, uri, typo.range.start.line, diagnostics=[typo])
+    fix = next(a for a in actions if a.kind == types.CodeActionKind.QuickFix)
+    (edit,) = edits_of(client, fix, uri, 2)
+    assert edit.range.start.line == typo.range.start.line

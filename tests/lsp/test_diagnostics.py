@@ -1,0 +1,95 @@
+"""Diagnostics over stdio: on open, on change (the last version wins), cleared on close."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsp_support import EXAMPLES, open_document, published
+from lsprotocol import types
+
+from argus.dsl.check import check_source
+
+BROKEN = """kernel add(x: f32[N], y: out f32[N]):
+    tile BLOCK = 1024
+    grid (cdiv(N, BLOCK),)
+    offs = program_id(0) * BLOCK + arange(BLOCK)
+    store(y[offs], load(x[offs], mask=offs < N, other=0) + undefined_name, mask=offs < N)
+"""
+
+
+async def test_a_broken_document_gets_its_diagnostics_with_its_version(client, uri):
+    open_document(client, uri, BROKEN, version=7)
+    params = await published(client, uri, 7)
+    codes = {d.code for d in params.diagnostics}
+    assert "AR101" in codes  # undefined_name
+    undefined = next(d for d in params.diagnostics if d.code == "AR101")
+    assert undefined.range.start == types.Position(line=4, character=59)
+    assert undefined.source == "argus"
+
+
+async def test_a_document_that_does_not_parse_still_gets_diagnostics(client, uri):
+    open_document(client, uri, "kernel k(x: f32[N]:\n    grid (\n  )) ]]\n")
+    params = await published(client, uri, 1)
+    assert params.diagnostics
+    assert all(d.severity is not None and d.code for d in params.diagnostics)
+
+
+async def test_diagnostics_are_cleared_when_the_document_closes(client, uri):
+    open_document(client, uri, BROKEN)
+    await published(client, uri, 1)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri)))
+    for _ in range(200):
+        last = [p for p in client.published if p.uri == uri][-1]
+        if not last.diagnostics:
+            break
+        await asyncio.sleep(0.01)
+    assert list(last.diagnostics) == [] and last.version is None
+
+
+async def test_200_quick_edits_end_with_the_diagnostics_of_the_last_version(client, uri):
+    """Typing `undefined_name` into a clean kernel one character at a time, then deleting it again, then
+    retyping it: 200 incremental edits within a second. The last publication must be for the last version and
+    match a fresh check of the final text; versions never go backwards."""
+    text = (EXAMPLES / "vector_add.argus").read_text()
+    open_document(client, uri, text)
+    await published(client, uri, 1)
+    line_index = next(i for i, line in enumerate(text.split("\n")) if "store(" in line)
+    column = len(text.split("\n")[line_index])
+    word = " + undefined_name"
+    typed = ""
+    version = 1
+    edits = []
+    while len(edits) < 200:
+        for char in word:  # type it
+            edits.append(("insert", char))
+        for _ in word:  # delete it again
+            edits.append(("delete", None))
+    edits = edits[:200]
+    for kind, char in edits:
+        version += 1
+        position = types.Position(line=line_index, character=column + len(typed))
+        if kind == "insert":
+            change = types.TextDocumentContentChangePartial(range=types.Range(start=position, end=position), text=char)
+            typed += char
+        else:
+            start = types.Position(line=line_index, character=column + len(typed) - 1)
+            change = types.TextDocumentContentChangePartial(range=types.Range(start=start, end=position), text="")
+            typed = typed[:-1]
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
+            )
+        )
+        await asyncio.sleep(0.004)  # 200 edits in about a second, as a fast typist with key repeat
+    final = await published(client, uri, version)
+    lines = text.split("\n")
+    lines[line_index] += typed
+    expected = check_source("\n".join(lines)).diagnostics
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in final.diagnostics] == [
+        (d.code, d.range.start.line, d.range.start.character) for d in expected
+    ]
+    await asyncio.sleep(0.3)  # nothing stale may arrive after the last version
+    versions = [p.version for p in client.published if p.uri == uri]
+    assert versions == sorted(versions)
+    assert versions[-1] == version
+    assert len(versions) < 200  # superseded versions were dropped, not all published
