@@ -1,0 +1,329 @@
+"""The kernel body: tile IR ops become Triton statements, one `# argus:LINE` per line.
+
+Logical indices become pointers with strides (`A + rm[:, None] * A_stride0 + rk[None, :] * A_stride1`); values
+named in the Argus source keep their names; unnamed values read once are written inline.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+
+from argus.codegen.dtypes import triton_dtype
+from argus.codegen.errors import CodegenError
+from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
+from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
+from argus.dsl import ir
+from argus.dsl.types import ScalarT, TensorT, TileT
+
+# Python and module names the generated code relies on: never used for an Argus value.
+RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
+
+TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
+MATH = {name: f"tl.{name}" for name in TRANSCENDENTAL - {"tanh"}} | {
+    "abs": "tl.abs",
+    "maximum": "tl.maximum",
+    "minimum": "tl.minimum",
+}
+
+
+def stride_name(tensor: str, axis: int) -> str:
+    return f"{tensor}_stride{axis}"
+
+
+def constant_source(text: str) -> Expr:
+    """A tile-constant expression from the IR (`BM`, `(2 * BN)`, `cdiv(BM, 16)`) as Triton constexpr code."""
+    return Expr(re.sub(r"\bcdiv\(", "tl.cdiv(", text), 14)
+
+
+@dataclass(slots=True)
+class Lines:
+    """Generated lines, each with the 1-based Argus line it came from (None for scaffolding)."""
+
+    rows: list[tuple[str, int | None]] = field(default_factory=list)
+
+    def add(self, indent: int, text: str, argus_line: int | None = None) -> None:
+        self.rows.append(("    " * indent + text, argus_line))
+
+    def extend(self, other: Lines) -> None:
+        self.rows.extend(other.rows)
+
+
+class BodyEmitter:
+    def __init__(self, kernel: ir.KernelIR, reserved: set[str]):
+        self.kernel = kernel
+        self.plan: Plan = make_plan(kernel.body)
+        self.reserved = reserved | RESERVED
+        self.names: dict[int, str] = {}
+        self.exprs: dict[int, Expr] = {}
+        self.holder: dict[str, ir.Value] = {}
+        for param in kernel.params:
+            self.names[param.value.id] = param.name
+        for size, value in kernel.sizes.items():
+            self.names[value.id] = size
+        self.lines = Lines()
+
+    # ---- names ----------------------------------------------------------------------------------
+    def text(self, value: ir.Value) -> Expr:
+        value = self.plan.resolve(value)
+        if value.id in self.exprs:
+            return self.exprs[value.id]
+        if value.id in self.names:
+            return atom(self.names[value.id])
+        raise CodegenError(f"internal: value {value} is read before it is defined")
+
+    def available(self, name: str, position: float) -> bool:
+        if name in self.reserved:
+            return False
+        holder = self.holder.get(name)
+        return holder is None or self.plan.last_use.get(holder.id, -1.0) <= position
+
+    def bind(self, value: ir.Value, position: float, base: str | None = None) -> str:
+        base = base or value.name or self.plan.tag_names.get(value.id) or "tmp"
+        base = base if base.isidentifier() else "tmp"
+        name, suffix = base, 1
+        while not self.available(name, position):
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.names[value.id] = name
+        self.holder[name] = value
+        return name
+
+    # ---- statements -----------------------------------------------------------------------------
+    def emit(self) -> Lines:
+        self.block(self.kernel.body, 1)
+        return self.lines
+
+    def block(self, block: ir.Block, indent: int) -> int:
+        """Emit a block's live ops; returns how many lines it wrote."""
+        before = len(self.lines.rows)
+        for op in block.ops:
+            if id(op) not in self.plan.live or op.kind == "tag":
+                continue
+            line = op.span.line + 1
+            if op.kind in SIDE_EFFECTS:
+                self.lines.add(indent, str(self.memory(op)), line)
+            elif op.kind == "for":
+                self.for_loop(op, indent)
+            elif op.kind == "if":
+                self.if_statement(op, indent)
+            else:
+                expr = self.expression(op)
+                if op.result.id in self.plan.inline:
+                    self.exprs[op.result.id] = expr
+                else:
+                    name = self.bind(op.result, self.plan.position[id(op)])
+                    self.lines.add(indent, f"{name} = {expr}", line)
+        return len(self.lines.rows) - before
+
+    def materialized(self, value: ir.Value, type_) -> str:
+        """A value as a loop-carried or branch result: a literal becomes a typed scalar so that both sides of
+        a loop or an `if` have one Triton type."""
+        value = self.plan.resolve(value)
+        if value.op is not None and value.op.kind == "const" and isinstance(type_, ScalarT):
+            return f"tl.full((), {self.text(value)}, {triton_dtype(type_.dtype)})"
+        return str(self.text(value))
+
+    def assign_all(self, pairs: list[tuple[str, str]], indent: int, line: int) -> None:
+        pairs = [(target, source) for target, source in pairs if target != source]
+        if len(pairs) == 1:
+            self.lines.add(indent, f"{pairs[0][0]} = {pairs[0][1]}", line)
+        elif pairs:
+            targets = ", ".join(t for t, _ in pairs)
+            sources = ", ".join(s for _, s in pairs)
+            self.lines.add(indent, f"{targets} = {sources}", line)
+
+    def for_loop(self, op: ir.Op, indent: int) -> None:
+        plan, position, line = self.plan, self.plan.position[id(op)], op.span.line + 1
+        start, stop, step = (self.text(v) for v in op.operands[:3])
+        inits = op.operands[3:]
+        body = op.regions[0]
+        induction, args = body.args[0], body.args[1:]
+        carried, copies = [], []
+        for arg, init in zip(args, inits, strict=True):
+            init = plan.resolve(init)
+            own = self.names.get(init.id)
+            reusable = (
+                init.id not in plan.inline
+                and own is not None
+                and own not in carried
+                and own not in self.reserved
+                and self.holder.get(own) is init
+                and plan.last_use.get(init.id, -1.0) <= position
+            )
+            name = own if reusable else self.bind(arg, position, base=arg.name)
+            if not reusable:
+                copies.append((name, self.materialized(init, arg.type)))
+            self.names[arg.id] = name
+            self.holder[name] = arg
+            carried.append(name)
+        self.assign_all(copies, indent, line)
+        variable = self.bind(induction, position + 0.5, base=op.attrs.get("var"))
+        if op.attrs.get("static"):
+            self.lines.add(indent, f"for {variable} in tl.static_range({start}, {stop}, {step}):", line)
+        else:
+            self.lines.add(indent, f"for {variable} in range({start}, {stop}, {step}):", line)
+        written = self.block(body, indent + 1)
+        pairs = [
+            (name, self.materialized(y, arg.type)) for name, y, arg in zip(carried, body.yields, args, strict=True)
+        ]
+        before = len(self.lines.rows)
+        self.assign_all(pairs, indent + 1, line)
+        if not written and len(self.lines.rows) == before:
+            self.lines.add(indent + 1, "pass", line)
+        for name, result in zip(carried, op.results, strict=True):
+            self.names[result.id] = name
+            self.holder[name] = result
+
+    def if_statement(self, op: ir.Op, indent: int) -> None:
+        line, end = op.span.line + 1, self.plan.end[id(op)]
+        names = [
+            self.bind(result, end, base=label) for result, label in zip(op.results, op.attrs["names"], strict=True)
+        ]
+        self.lines.add(indent, f"if {self.text(op.operands[0])}:", line)
+        for index, region in enumerate(op.regions):
+            if index == 1:
+                self.lines.add(indent, "else:", line)
+            written = self.block(region, indent + 1)
+            pairs = [
+                (name, self.materialized(y, r.type))
+                for name, y, r in zip(names, region.yields, op.results, strict=True)
+            ]
+            before = len(self.lines.rows)
+            self.assign_all(pairs, indent + 1, line)
+            if not written and len(self.lines.rows) == before:
+                self.lines.add(indent + 1, "pass", line)
+
+    # ---- expressions ----------------------------------------------------------------------------
+    def shape(self, op: ir.Op) -> str:
+        sources = op.attrs.get("shape_exprs") or [None] * len(op.attrs["shape"])
+        dims = [str(constant_source(s)) if s else str(d.value) for s, d in zip(sources, op.attrs["shape"], strict=True)]
+        return tuple_of(dims)
+
+    def expression(self, op: ir.Op) -> Expr:
+        kind, attrs = op.kind, op.attrs
+        operands = [self.text(v) for v in self.plan.used_operands(op)]
+        result_type = op.result.type
+        match kind:
+            case "const":
+                return constant_source(attrs["expr"]) if attrs.get("expr") else literal(attrs["value"])
+            case "program_id" | "num_programs":
+                return call(f"tl.{kind}", str(attrs["axis"]))
+            case "arange":
+                n = attrs.get("n_expr")
+                return call("tl.arange", "0", str(constant_source(n)) if n else str(attrs["n"]))
+            case "zeros":
+                return call("tl.zeros", self.shape(op), dtype=triton_dtype(attrs["dtype"]))
+            case "full":
+                return call("tl.full", self.shape(op), operands[0], triton_dtype(attrs["dtype"]))
+            case "binary" | "compare":
+                return binary(operands[0], attrs["op"], operands[1])
+            case "unary":
+                return unary(attrs["op"], operands[0])
+            case "math":
+                return self.math(attrs["fn"], operands, op)
+            case "where":
+                return call("tl.where", *operands)
+            case "cast":
+                return self.cast(op, operands[0])
+            case "expand_dims":
+                rank = len(result_type.shape)
+                index = ", ".join("None" if axis in attrs["axes"] else ":" for axis in range(rank))
+                return subscript(operands[0], index)
+            case "reshape" | "broadcast_to":
+                return call(f"tl.{kind}", operands[0], self.shape(op))
+            case "trans":
+                return call("tl.trans", operands[0])
+            case "reduce":
+                return self.reduce(op, operands[0])
+            case "cdiv":
+                return call("tl.cdiv", *operands)
+            case "dot":
+                return self.dot(op, operands)
+            case "hint":
+                return call(f"tl.{attrs['fn']}", operands[0], str(attrs["n"]))
+            case "load":
+                return self.memory(op)
+        raise CodegenError(f"code generation does not support `{kind}` yet", op.span)
+
+    def math(self, fn: str, operands: list[Expr], op: ir.Op) -> Expr:
+        dtype = op.result.type.dtype
+        if fn in TRANSCENDENTAL and dtype.bits < 32:
+            # Triton's math functions take f32/f64: compute in f32 and round back, as the IR's type says.
+            wide = [method(x, "to", "tl.float32") for x in operands]
+            return method(self.math_call(fn, wide), "to", triton_dtype(dtype))
+        return self.math_call(fn, operands)
+
+    @staticmethod
+    def math_call(fn: str, operands: list[Expr]) -> Expr:
+        if fn == "tanh":  # Triton has no portable tanh: tanh(x) = 2 sigmoid(2x) - 1
+            doubled = binary(atom("2"), "*", operands[0])
+            return binary(binary(atom("2"), "*", call("tl.sigmoid", doubled)), "-", atom("1"))
+        return call(MATH[fn], *operands)
+
+    def cast(self, op: ir.Op, operand: Expr) -> Expr:
+        target = op.attrs["dtype"]
+        if target.name == "bool":
+            return binary(operand, "!=", atom("0"))
+        source = self.plan.resolve(op.operands[0])
+        if source.op is not None and source.op.kind == "const":
+            return call("tl.cast", operand, triton_dtype(target))
+        return method(operand, "to", triton_dtype(target))
+
+    def reduce(self, op: ir.Op, operand: Expr) -> Expr:
+        fn, axis, keep = op.attrs["fn"], op.attrs["axis"], op.attrs["keep_dims"]
+        keywords = {"axis": str(axis)}
+        if keep:
+            keywords["keep_dims"] = "True"
+        source = self.plan.resolve(op.operands[0]).type.dtype
+        target = op.result.type.dtype
+        if fn == "sum":
+            if target != source:
+                keywords["dtype"] = triton_dtype(target)
+            return call("tl.sum", operand, **keywords)
+        result = call(f"tl.{fn}", operand, **keywords)
+        if fn in ("max", "min") and source.bits < 32:
+            result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
+        return result
+
+    def dot(self, op: ir.Op, operands: list[Expr]) -> Expr:
+        a_type = self.plan.resolve(op.operands[0]).type
+        keywords: dict[str, str] = {}
+        if a_type.dtype.name == "f32":
+            keywords["input_precision"] = f'"{op.attrs["input_precision"]}"'
+        out_dtype = op.attrs["out_dtype"]
+        default = "i32" if a_type.dtype.is_integer else "f32"
+        if len(operands) == 2 and out_dtype.name != default:
+            keywords["out_dtype"] = triton_dtype(out_dtype)
+        return call("tl.dot", *operands, **keywords)
+
+    def memory(self, op: ir.Op) -> Expr:
+        access = ir.memory_access(op)
+        tensor = access.tensor.name
+        pointer = atom(tensor)
+        for axis, index in enumerate(access.indices):
+            pointer = binary(pointer, "+", binary(self.text(index), "*", atom(stride_name(tensor, axis))))
+        keywords: dict[str, Expr] = {}
+        if access.mask is not None:
+            keywords["mask"] = self.text(access.mask)
+            if access.other is not None:
+                keywords["other"] = self.text(access.other)
+        if op.kind == "load":
+            return call("tl.load", pointer, **keywords)
+        return call(f"tl.{op.kind}", pointer, self.text(access.value), **keywords)
+
+
+def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
+    """The @triton.jit function's parameters: Argus parameters in order, size symbols, strides, constants."""
+    names = [p.name for p in kernel.params]
+    names += list(kernel.sizes)
+    for param in kernel.params:
+        if isinstance(param.type, TensorT):
+            names += [stride_name(param.name, axis) for axis in range(len(param.type.shape))]
+    names += [f"{name}: tl.constexpr" for name in kernel.constants]
+    return names
+
+
+def is_tile(value: ir.Value) -> bool:
+    return isinstance(value.type, TileT)

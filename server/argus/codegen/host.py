@@ -1,0 +1,248 @@
+"""Host-side Python for one kernel: its grid and `requires` for a choice of constants, and its work counts.
+
+Both are computed from launch values (sizes, scalar parameters, tile constants), written as plain Python
+expressions over those names.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from argus.codegen.body import Lines
+from argus.codegen.errors import CodegenError
+from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unary
+from argus.codegen.plan import Plan
+from argus.dsl import ir
+from argus.dsl.types import ScalarT, TensorT, TileT
+
+PYTHON_MATH = {"maximum": "max", "minimum": "min", "abs": "abs"}
+FLOAT_ARITHMETIC = {"+", "-", "*", "/", "//", "%"}
+
+
+def launch_arguments(kernel: ir.KernelIR) -> list[str]:
+    scalars = [p.name for p in kernel.params if isinstance(p.type, ScalarT)]
+    return [*kernel.sizes, *scalars, *kernel.constants]
+
+
+def fact_tensors(kernel: ir.KernelIR) -> list[str]:
+    """Tensors that data facts in `requires` read (`partition(offsets, M)`): the launcher checks their contents."""
+    names: list[str] = []
+    for op in kernel.launch.ops:
+        if op.kind == "partition" and op.operands[0].name not in names:
+            names.append(op.operands[0].name)
+    return names
+
+
+class HostExpressions:
+    """Launch values as Python expressions over sizes, scalar parameters and constants."""
+
+    def __init__(self, kernel: ir.KernelIR):
+        self.names = {v.id: name for name, v in kernel.sizes.items()}
+        self.names.update({p.value.id: p.name for p in kernel.params if isinstance(p.type, ScalarT)})
+        self.tensors = {p.value.id: p.name for p in kernel.params if isinstance(p.type, TensorT)}
+
+    def of(self, value: ir.Value) -> Expr:
+        if value.id in self.names:
+            return atom(self.names[value.id])
+        op = value.op
+        if op is None:
+            raise CodegenError(f"`{value.name or value}` is not a launch value")
+        if op.kind == "partition":  # a data fact: checked when the launcher is given the tensor
+            return call("_partition", atom(self.tensors[op.operands[0].id]), self.of(op.operands[1]))
+        operands = [self.of(v) for v in op.operands] if op.kind != "const" else []
+        match op.kind:
+            case "const":
+                if op.attrs.get("expr"):
+                    return Expr(re.sub(r"\bcdiv\(", "_cdiv(", op.attrs["expr"]), 14)
+                return literal(op.attrs["value"])
+            case "binary" | "compare":
+                operator = op.attrs["op"]
+                if isinstance(value.type, ScalarT) and value.type.dtype.name == "bool" and operator in ("&", "|"):
+                    operator = "and" if operator == "&" else "or"
+                return binary(operands[0], operator, operands[1])
+            case "unary":
+                operator = op.attrs["op"]
+                if operator == "~" and value.type.dtype.name == "bool":
+                    operator = "not"
+                return unary(operator, operands[0])
+            case "cdiv":
+                return call("_cdiv", *operands)
+            case "cast":
+                target = op.attrs["dtype"]
+                convert = "bool" if target.name == "bool" else "float" if target.is_float else "int"
+                return call(convert, operands[0])
+            case "math":
+                fn = op.attrs["fn"]
+                return call(PYTHON_MATH.get(fn, f"math.{fn}"), *operands)
+            case "where":
+                return Expr(f"({operands[1]} if {operands[0]} else {operands[2]})", 15)
+        raise CodegenError(f"`{op.kind}` cannot be computed at launch", op.span)
+
+
+def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
+    """`def _NAME_launch(*, sizes, scalars, constants) -> (grid, [(requirement text, holds), ...])`."""
+    host = HostExpressions(kernel)
+    lines = Lines()
+    arguments = launch_arguments(kernel) + [f"{name}=None" for name in fact_tensors(kernel)]
+    lines.add(0, f"def {function}(*, {', '.join(arguments)}):", kernel.span.line + 1)
+    lines.add(1, f'"""Grid and requirements of `{kernel.name}` for one choice of sizes and constants."""')
+    grid = [str(host.of(v)) for v in kernel.grid]
+    lines.add(1, f"grid = {tuple_of(grid)}", kernel.grid[0].op.span.line + 1 if kernel.grid[0].op else None)
+    lines.add(1, "requires = [")
+    for value, span in kernel.requires:
+        text = str(host.of(value))
+        lines.add(2, f"({text!r}, bool({text})),", span.line + 1)
+    lines.add(1, "]")
+    lines.add(1, "return grid, requires")
+    return lines
+
+
+# ---- counts ---------------------------------------------------------------------------------------
+
+
+def elements(value: ir.Value) -> int:
+    return math.prod(d.value for d in value.type.shape) if isinstance(value.type, TileT) else 1
+
+
+def op_flops(op: ir.Op, plan: Plan) -> int:
+    """Floating-point operations of one execution of an op, over its whole tile."""
+    if not op.results or not isinstance(op.result.type, ScalarT | TileT):
+        return 0
+    result = op.result
+    is_float = result.type.dtype.is_float
+    match op.kind:
+        case "dot":
+            a = plan.resolve(op.operands[0])
+            return 2 * elements(result) * a.type.shape[-1].value
+        case "binary" if is_float and op.attrs["op"] in FLOAT_ARITHMETIC:
+            return elements(result)
+        case "unary" if is_float and op.attrs["op"] == "-":
+            return elements(result)
+        case "math" if is_float:
+            return elements(result)
+        case "reduce" if plan.resolve(op.operands[0]).type.dtype.is_float:
+            return elements(plan.resolve(op.operands[0]))
+    return 0
+
+
+class CountsWriter:
+    """Work per launch: per-program FLOPs times the grid, loops counted by their trip counts. A loop whose
+    bounds are read from memory or depend on the program is counted program by program (reading the bounds
+    from `inputs`), which needs the launch's input tensors."""
+
+    def __init__(self, kernel: ir.KernelIR, plan: Plan):
+        self.kernel, self.plan = kernel, plan
+        self.host = HostExpressions(kernel)
+        self.dynamic = False
+
+    def block(self, block: ir.Block) -> Expr:
+        static = 0
+        terms: list[Expr] = []
+        for op in block.ops:
+            if id(op) not in self.plan.live:
+                continue
+            if op.kind == "for":
+                body = self.block(op.regions[0])
+                trips = call("_trips", *(self.bound(v) for v in op.operands[:3]))
+                terms.append(binary(trips, "*", body))
+            elif op.kind == "if":
+                # Either branch may run: count the costlier one.
+                terms.append(call("max", *(self.block(region) for region in op.regions)))
+            else:
+                static += op_flops(op, self.plan)
+        total = literal(static)
+        for term in terms:
+            total = term if total.text == "0" else binary(total, "+", term)
+        return total
+
+    def bound(self, value: ir.Value) -> Expr:
+        try:
+            return self.host.of(value)
+        except CodegenError:
+            self.dynamic = True
+            return self.program_value(value)
+
+    def program_value(self, value: ir.Value) -> Expr:
+        """A loop bound that depends on the program or on memory, evaluated per program in Python."""
+        value = self.plan.resolve(value)
+        if value.id in self.host.names:
+            return atom(self.host.names[value.id])
+        op = value.op
+        if op is None:
+            raise CodegenError("a loop bound depends on an enclosing loop variable")
+        if op.kind == "program_id":
+            return atom(f"pid{op.attrs['axis']}")
+        if op.kind == "load":
+            access = ir.memory_access(op)
+            if access.mask is not None or any(isinstance(i.type, TileT) for i in access.indices):
+                raise CodegenError("a loop bound is a masked or tiled load")
+            index = ", ".join(str(self.program_value(i)) for i in access.indices)
+            return call("int", atom(f'inputs["{access.tensor.name}"][{index}]'))
+        operands = [self.program_value(v) for v in op.operands]
+        match op.kind:
+            case "const":
+                return self.host.of(value)
+            case "binary" | "compare":
+                return binary(operands[0], op.attrs["op"], operands[1])
+            case "unary":
+                return unary(op.attrs["op"], operands[0])
+            case "cdiv":
+                return call("_cdiv", *operands)
+            case "math" if op.attrs["fn"] in PYTHON_MATH:
+                return call(PYTHON_MATH[op.attrs["fn"]], *operands)
+        raise CodegenError(f"a loop bound computed by `{op.kind}`")
+
+
+def counts_function(kernel: ir.KernelIR, plan: Plan, function: str, launch: str) -> Lines:
+    """`def _NAME_counts(*, sizes, scalars=defaults, constants=declared, inputs=None) -> {"flops", "bytes"}`."""
+    writer = CountsWriter(kernel, plan)
+    try:
+        per_program = writer.block(kernel.body)
+        problem = None
+    except CodegenError as error:
+        per_program, problem = literal(0), str(error)
+    scalars = [p for p in kernel.params if isinstance(p.type, ScalarT)]
+    arguments = list(kernel.sizes)
+    arguments += [f"{p.name}={p.default!r}" for p in scalars]
+    arguments += [f"{name}={c.value!r}" for name, c in kernel.constants.items()]
+    lines = Lines()
+    lines.add(0, f"def {function}(*, {', '.join(arguments)}, inputs=None):")
+    lines.add(1, f'"""Work of one `{kernel.name}` launch: dot and elementwise FLOPs over whole tiles, and the')
+    lines.add(1, 'fewest bytes moved (each input read once, each output written once)."""')
+    scope = ", ".join(f"{name}={name}" for name in launch_arguments(kernel))
+    lines.add(1, f"grid = {launch}({scope})[0]")
+    lines.add(1, f"moved = {bytes_moved(kernel)}")
+    if problem is not None:
+        lines.add(1, f"raise ValueError({f'cannot count the work of {kernel.name}: {problem}'!r})")
+    elif writer.dynamic:
+        lines.add(1, "if inputs is None:")
+        message = f"{kernel.name}'s loop bounds are read from memory: pass inputs= (the launch's tensors)"
+        lines.add(2, f"raise ValueError({message!r})")
+        lines.add(1, "flops = 0")
+        axes = ["pid0", "pid1", "pid2"][: len(kernel.grid)]
+        for depth, axis in enumerate(axes):
+            lines.add(1 + depth, f"for {axis} in range(grid[{depth}]):")
+        lines.add(1 + len(axes), f"flops += {per_program}")
+    else:
+        lines.add(1, f"flops = math.prod(grid) * ({per_program})")
+    lines.add(1, 'return {"flops": int(flops), "bytes": int(moved)}')
+    return lines
+
+
+def bytes_moved(kernel: ir.KernelIR) -> str:
+    terms = []
+    for param in kernel.params:
+        if not isinstance(param.type, TensorT):
+            continue
+        dims = []
+        for dim in param.type.shape:
+            if dim.symbol is None:
+                dims.append(dim.label if dim.label in kernel.constants else str(dim.offset))
+            elif dim.offset:
+                dims.append(f"({dim.symbol} {'+' if dim.offset > 0 else '-'} {abs(dim.offset)})")
+            else:
+                dims.append(dim.symbol)
+        itemsize = max(1, param.type.dtype.bits // 8)
+        terms.append(" * ".join([*dims, str(itemsize)]))
+    return " + ".join(terms) or "0"

@@ -1,0 +1,244 @@
+"""The launch runtime of a generated module, copied into it verbatim after its imports.
+
+A generated module imports only math, torch and triton, so the checks every launcher makes (argument count,
+dtype, rank, device, one value per size symbol, the kernel's `requires`) live here, driven by the kernel's
+entry in `KERNELS`. Argus itself never imports this file: code generation reads it as text.
+"""
+
+import torch
+import triton
+
+
+class ArgusLaunchError(ValueError):
+    """An argument a kernel cannot take: the message names the parameter, what was expected and what came."""
+
+    def __init__(self, kernel, parameter, expected, got):
+        self.kernel, self.parameter, self.expected, self.got = kernel, parameter, expected, got
+        super().__init__(f"{kernel}: `{parameter}`: expected {expected}, got {got}")
+
+
+_TORCH_DTYPES = {
+    "bool": torch.bool,
+    "i8": torch.int8,
+    "i16": torch.int16,
+    "i32": torch.int32,
+    "i64": torch.int64,
+    "u8": torch.uint8,
+    "f8e4m3": getattr(torch, "float8_e4m3fn", None),
+    "f8e5m2": getattr(torch, "float8_e5m2", None),
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "f32": torch.float32,
+    "f64": torch.float64,
+}
+_ARGUS_DTYPES = {torch_dtype: name for name, torch_dtype in _TORCH_DTYPES.items() if torch_dtype is not None}
+_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _trips(start, stop, step):
+    """Iterations of range(start, stop, step)."""
+    return max(0, _cdiv(stop - start, step)) if step > 0 else max(0, _cdiv(start - stop, -step))
+
+
+def _partition(cuts, total):
+    """Data fact `partition(T, n)`: T holds cut points 0 = T[0] <= T[1] <= ... <= T[last] = n. Unchecked (True)
+    where the tensor is not at hand (autotuner pruning, work counts)."""
+    if cuts is None:
+        return True
+    cuts = cuts.detach().to("cpu", torch.int64)
+    return bool(cuts[0] == 0 and cuts[-1] == total and torch.all(cuts[1:] >= cuts[:-1]))
+
+
+def _short(value):
+    return _describe(value) if isinstance(value, torch.Tensor) and value.numel() > 16 else value
+
+
+def _describe(value):
+    if isinstance(value, torch.Tensor):
+        dtype = _ARGUS_DTYPES.get(value.dtype, str(value.dtype))
+        return f"a {dtype} tensor of shape {list(value.shape)} on {value.device}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _tensor_text(param):
+    return f"a {param['dtype']}[{', '.join(param['shape'])}] tensor"
+
+
+def _bind(kernel, args, kwargs):
+    """Parameter values by name, and the overrides of tile constants and policy."""
+    name, params = kernel["name"], kernel["params"]
+    names = [p["name"] for p in params]
+    signature = f"({', '.join(names)})"
+    if len(args) > len(params):
+        raise ArgusLaunchError(name, "arguments", f"at most {len(params)} arguments {signature}", len(args))
+    values = dict(zip(names, args))  # noqa: B905 (runs on the GPU machine's Python, which may be older)
+    overrides = {}
+    for key, value in kwargs.items():
+        if key in names:
+            if key in values:
+                raise ArgusLaunchError(name, key, "one value", "a positional and a keyword value")
+            values[key] = value
+        elif key in kernel["constants"] or key in _POLICY:
+            overrides[key] = value
+        else:
+            known = ", ".join([*names, *kernel["constants"], *_POLICY])
+            raise ArgusLaunchError(name, key, f"one of {known}", "an unknown keyword argument")
+    for param in params:
+        if param["name"] not in values:
+            if param["kind"] == "scalar" and param["default"] is not None:
+                values[param["name"]] = param["default"]
+            else:
+                expected = f"{len(params)} arguments {signature}"
+                raise ArgusLaunchError(name, param["name"], expected, f"{len(args)} arguments, none for it")
+    return values, overrides
+
+
+def _check_scalar(kernel, param, value):
+    dtype = param["dtype"]
+    if dtype == "bool":
+        ok = isinstance(value, bool)
+    elif dtype.startswith(("i", "u")):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not ok:
+        raise ArgusLaunchError(kernel["name"], param["name"], f"a {dtype} scalar (a Python number)", _describe(value))
+
+
+def _sizes(kernel, values, constants):
+    """Check each tensor's type, rank and device; read the size symbols from the shapes, one value each."""
+    name = kernel["name"]
+    sizes, origin, device, first = {}, {}, None, None
+    for param in kernel["params"]:
+        value = values[param["name"]]
+        if param["kind"] == "scalar":
+            _check_scalar(kernel, param, value)
+            continue
+        expected = _tensor_text(param)
+        if not isinstance(value, torch.Tensor):
+            raise ArgusLaunchError(name, param["name"], expected, _describe(value))
+        if value.dtype != _TORCH_DTYPES[param["dtype"]]:
+            raise ArgusLaunchError(name, param["name"], f"dtype {param['dtype']} ({expected})", _describe(value))
+        if value.dim() != len(param["dims"]):
+            raise ArgusLaunchError(
+                name,
+                param["name"],
+                f"rank {len(param['dims'])} ({expected})",
+                f"rank {value.dim()}: {_describe(value)}",
+            )
+        if device is None:
+            device, first = value.device, param["name"]
+        elif value.device != device:
+            raise ArgusLaunchError(name, param["name"], f"a tensor on {device}, like `{first}`", _describe(value))
+        for axis, (symbol, offset, constant) in enumerate(param["dims"]):
+            length = value.shape[axis]
+            if symbol is None:
+                want = constants[constant] if constant else offset
+                if length != want:
+                    what = f"{constant} = {want}" if constant else str(want)
+                    raise ArgusLaunchError(
+                        name, param["name"], f"axis {axis} of length {what} ({expected})", _describe(value)
+                    )
+                continue
+            size = length - offset
+            if symbol in sizes and sizes[symbol] != size:
+                dim = param["shape"][axis]
+                want = f"axis {axis} ({dim}) of length {sizes[symbol] + offset}, since {symbol} = {sizes[symbol]}"
+                raise ArgusLaunchError(name, param["name"], f"{want} from `{origin[symbol]}`", _describe(value))
+            if size < 1:
+                raise ArgusLaunchError(
+                    name, param["name"], f"{symbol} >= 1 (axis {axis} is {param['shape'][axis]})", _describe(value)
+                )
+            sizes.setdefault(symbol, size)
+            origin.setdefault(symbol, param["name"])
+    interpreting = type(kernel["jit"]).__name__ == "InterpretedFunction"
+    if device is not None and device.type != "cuda" and not interpreting:
+        expected = "a CUDA tensor (CPU tensors need the interpreter: TRITON_INTERPRET=1)"
+        raise ArgusLaunchError(name, first, expected, _describe(values[first]))
+    return sizes
+
+
+def _check_requires(kernel, scope):
+    for text, holds in kernel["launch"](**scope)[1]:
+        if not holds:
+            words = text.replace("(", " ").replace(")", " ").replace(",", " ").split()
+            shown = ", ".join(f"{k}={_short(v)}" for k, v in scope.items() if k in words)
+            raise ArgusLaunchError(kernel["name"], f"requires {text}", "it to hold", shown)
+
+
+def _launch(kernel, args, kwargs, autotune=False):
+    name = kernel["name"]
+    check_data = kwargs.pop("check_data", True)  # data facts read tensor contents: one device sync
+    values, overrides = _bind(kernel, args, kwargs)
+    constants = {**kernel["constants"], **{k: v for k, v in overrides.items() if k in kernel["constants"]}}
+    policy = {**kernel["policy"], **{k: v for k, v in overrides.items() if k in _POLICY}}
+    sizes = _sizes(kernel, values, constants)
+    scalars = {p["name"]: values[p["name"]] for p in kernel["params"] if p["kind"] == "scalar"}
+    arguments = [values[p["name"]] for p in kernel["params"]]
+    arguments += [sizes[s] for s in kernel["sizes"]]
+    for param in kernel["params"]:
+        if param["kind"] == "tensor":
+            arguments += list(values[param["name"]].stride())
+    facts = {name: values[name] for name in kernel["fact_tensors"]} if check_data else {}
+    if not autotune:
+        scope = {**sizes, **scalars, **constants, **facts}
+        _check_requires(kernel, scope)
+        grid = kernel["launch"](**scope)[0]
+        kernel["jit"][grid](*arguments, **constants, **policy)
+        return
+    tuned = {key for config in kernel["configs"] for key in config}
+    clash = sorted(tuned & set(overrides))
+    if clash:
+        raise ArgusLaunchError(
+            name, clash[0], "no override in the autotuned launcher (it is tuned)", overrides[clash[0]]
+        )
+    fixed = {k: v for k, v in constants.items() if k not in tuned}
+    feasible = [
+        c
+        for c in kernel["configs"]
+        if all(ok for _, ok in kernel["launch"](**sizes, **scalars, **{**constants, **c})[1])
+    ]
+    if not feasible:
+        _check_requires(kernel, {**sizes, **scalars, **constants})
+        raise ArgusLaunchError(name, "requires", "a tune configuration that satisfies it", "none")
+    if facts:
+        _check_requires(kernel, {**sizes, **scalars, **constants, **feasible[0], **facts})
+
+    def grid(meta):
+        return kernel["launch"](**sizes, **scalars, **{k: meta.get(k, v) for k, v in constants.items()})[0]
+
+    _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed)
+
+
+def _autotuned(kernel, fixed, policy):
+    """The kernel under triton.autotune over its tune configurations (made once, on first use)."""
+    key = tuple(sorted(fixed.items())) + tuple(sorted(policy.items()))
+    cache = kernel.setdefault("_autotuned", {})
+    if key not in cache:
+        constants = set(kernel["constants"])
+        configs = []
+        for config in kernel["configs"] or [{}]:
+            settings = {**policy, **{k: v for k, v in config.items() if k in _POLICY}}
+            configs.append(triton.Config({k: v for k, v in config.items() if k in constants}, **settings))
+
+        def prune(configs, named_args, **kwargs):
+            scope = {**named_args, **kwargs}
+            keep = []
+            for config in configs:
+                values = {**{k: scope[k] for k in kernel["launch_args"] if k in scope}, **config.kwargs}
+                if all(ok for _, ok in kernel["launch"](**values)[1]):
+                    keep.append(config)
+            return keep
+
+        outputs = [p["name"] for p in kernel["params"] if p["name"] in kernel["accumulated"]]
+        cache[key] = triton.autotune(
+            configs=configs,
+            key=list(kernel["sizes"]),
+            prune_configs_by={"early_config_prune": prune},
+            reset_to_zero=outputs or None,
+        )(kernel["jit"])
+    return cache[key]
