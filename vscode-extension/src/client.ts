@@ -1,0 +1,219 @@
+// The language client's lifecycle: resolve the server command, start it over stdio, explain a failed start,
+// restart on demand.
+
+import { execFile } from "child_process";
+import * as vscode from "vscode";
+import {
+  CloseAction,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  State,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
+
+import { commandsToRegisterFromServer } from "./protocol";
+import { onPythonInterpreterChange, pythonExtensionInterpreter } from "./pythonExtension";
+import { describeLaunch, resolveServerLaunch, type ServerLaunch } from "./serverCommand";
+import { initializationOptions, readSettings, type ArgusSettings } from "./settings";
+import { explainStartupProblem, PROBE_ARGS, type ProbeResult } from "./startupProblem";
+
+export type ServerState = "starting" | "running" | "stopped" | "failed";
+
+/** The settings for `resource` (or the first workspace folder), with invalid values reported to `log`. */
+export function settingsFor(resource: vscode.Uri | undefined, log: (line: string) => void): ArgusSettings {
+  const scope = resource ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  const config = vscode.workspace.getConfiguration("argus", scope);
+  const problems: string[] = [];
+  const settings = readSettings((key) => config.get(key), problems);
+  problems.forEach(log);
+  return settings;
+}
+
+export class ArgusClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private pythonWatch: vscode.Disposable | undefined;
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  readonly onDidChangeState = this.stateEmitter.event;
+  private current: ServerState = "stopped";
+  /** Serializes start/stop so that two quick restarts never run two servers. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly output: vscode.LogOutputChannel) {}
+
+  get state(): ServerState {
+    return this.current;
+  }
+
+  get languageClient(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** The commands the running server offers over workspace/executeCommand. */
+  get serverCommands(): string[] {
+    return this.client?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  restart(reason: string): Promise<void> {
+    return this.enqueue(async () => {
+      this.output.info(`restarting the server: ${reason}`);
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  stop(): Promise<void> {
+    return this.enqueue(() => this.doStop());
+  }
+
+  async executeServerCommand(command: string, args: unknown[]): Promise<unknown> {
+    const client = this.languageClient;
+    if (client === undefined) {
+      throw new Error("the Argus language server is not running (see the Argus log)");
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
+  dispose(): void {
+    this.pythonWatch?.dispose();
+    void this.stop();
+    this.stateEmitter.dispose();
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(step, step);
+    return this.queue;
+  }
+
+  private setState(state: ServerState): void {
+    this.current = state;
+    this.stateEmitter.fire(state);
+  }
+
+  private async doStart(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const log = (line: string) => this.output.warn(line);
+    const settings = settingsFor(folder?.uri, log);
+    const needsPythonExtension = settings.server.command.length === 0 && settings.server.pythonPath === "";
+    const launch = resolveServerLaunch(settings.server, {
+      workspaceFolder: folder?.uri.fsPath,
+      pythonExtensionInterpreter: needsPythonExtension ? await pythonExtensionInterpreter(folder?.uri, log) : undefined,
+    });
+    await this.watchPythonExtension(launch);
+    this.output.info(`starting the server: ${describeLaunch(launch)}`);
+    this.setState("starting");
+
+    const serverOptions: ServerOptions = {
+      command: launch.command,
+      args: launch.args,
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    };
+    let initialized = false;
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: "file", language: "argus" },
+        { scheme: "untitled", language: "argus" },
+      ],
+      initializationOptions: initializationOptions(settings),
+      synchronize: { configurationSection: "argus" },
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      errorHandler: {
+        error: () => ({ action: ErrorAction.Continue }),
+        closed: () => {
+          if (!initialized) {
+            return { action: CloseAction.DoNotRestart, handled: true };
+          }
+          this.output.error("the server stopped; restarting it");
+          return { action: CloseAction.Restart };
+        },
+      },
+    };
+    const client = new LanguageClient("argus", "Argus Language Server", serverOptions, clientOptions);
+    this.keepExtensionCommands(client);
+    client.onDidChangeState((event) => {
+      if (event.newState === State.Stopped && this.client === client && initialized) {
+        this.setState("stopped");
+      } else if (event.newState === State.Running && this.client === client) {
+        this.setState("running");
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+      initialized = true;
+      const info = client.initializeResult?.serverInfo;
+      this.output.info(`server running: ${info?.name ?? "argus"} ${info?.version ?? ""}`.trim());
+      this.setState("running");
+    } catch (error) {
+      this.output.error(`the server did not start: ${error instanceof Error ? error.message : String(error)}`);
+      this.client = undefined;
+      await client.dispose().catch(() => undefined);
+      this.setState("failed");
+      await this.reportStartupProblem(launch);
+    }
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client !== undefined && client.needsStop()) {
+      await client.stop(5000).catch((error) => this.output.warn(`stopping the server: ${String(error)}`));
+    }
+    this.setState("stopped");
+  }
+
+  /** The extension's own commands (argus.runGate, ...) call the server themselves; the client must not
+   * register the same names again from the server's executeCommand capability. */
+  private keepExtensionCommands(client: LanguageClient): void {
+    const feature = client.getFeature(ExecuteCommandRequest.method);
+    const register = feature.register.bind(feature);
+    feature.register = (data) =>
+      register({ ...data, registerOptions: { ...data.registerOptions, commands: commandsToRegisterFromServer(data.registerOptions.commands) } });
+  }
+
+  private async watchPythonExtension(launch: ServerLaunch): Promise<void> {
+    this.pythonWatch?.dispose();
+    this.pythonWatch = undefined;
+    if (launch.source === "Python extension") {
+      this.pythonWatch = await onPythonInterpreterChange(() => void this.restart("the Python extension's interpreter changed"));
+    }
+  }
+
+  private async reportStartupProblem(launch: ServerLaunch): Promise<void> {
+    const probe = await runProbe(launch);
+    const problem = explainStartupProblem(launch, probe);
+    this.output.error(problem.message);
+    if (probe.stderr.trim()) {
+      this.output.error(`${launch.command} ${launch.python !== undefined ? PROBE_ARGS.join(" ") : ""} printed:\n${probe.stderr.trim()}`);
+    }
+    const choice = await vscode.window.showErrorMessage(problem.message, "Open Settings", "Show Log", "Retry");
+    if (choice === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", problem.setting);
+    } else if (choice === "Show Log") {
+      this.output.show(true);
+    } else if (choice === "Retry") {
+      await this.restart("retry after a failed start");
+    }
+  }
+}
+
+/** Runs the interpreter once on its own (`-c "import argus.lsp.server"`), or checks that the command exists. */
+function runProbe(launch: ServerLaunch): Promise<ProbeResult> {
+  const args = launch.python !== undefined ? PROBE_ARGS : ["--version"];
+  return new Promise((resolve) => {
+    execFile(launch.command, args, { timeout: 30_000 }, (error, _stdout, stderr) => {
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      if (typeof code === "string") {
+        resolve({ spawnErrorCode: code, exitCode: null, stderr: String(stderr) });
+      } else {
+        resolve({ exitCode: error ? (typeof code === "number" ? code : 1) : 0, stderr: String(stderr) });
+      }
+    });
+  });
+}

@@ -1,0 +1,138 @@
+// Entry point: the Argus language client, its commands, settings and status bar.
+
+import * as vscode from "vscode";
+
+import { ArgusClient } from "./client";
+import { summarizeGateResponse } from "./gateStatus";
+import { kernelAt, kernelsIn } from "./kernels";
+import { REFINE, RUN_GATE, SKILL_KIND } from "./protocol";
+import { needsRestart } from "./settings";
+import { ArgusStatusBar } from "./statusBar";
+
+let argus: ArgusClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel("Argus", { log: true });
+  const status = new ArgusStatusBar();
+  argus = new ArgusClient(output);
+  const client = argus;
+  context.subscriptions.push(output, status, client);
+  context.subscriptions.push(client.onDidChangeState((state) => status.setServerState(state)));
+  status.showFor(vscode.window.activeTextEditor);
+  context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((editor) => status.showFor(editor)));
+
+  const register = (command: string, handler: (...args: unknown[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(command, handler));
+
+  register("argus.showOutput", () => output.show(true));
+  register("argus.restartServer", () => client.restart("asked by the user"));
+
+  register("argus.runGate", async (...args: unknown[]) => {
+    const target = await commandTarget(args);
+    if (target === undefined) {
+      return undefined;
+    }
+    const label = `gate ${target.kernel ?? "all kernels"}`;
+    status.gateStarted(label);
+    output.info(`${label}: ${target.uri}`);
+    try {
+      const response = await client.executeServerCommand(RUN_GATE, target.kernel ? [target.uri, target.kernel] : [target.uri]);
+      output.info(`${label} answered: ${JSON.stringify(response)}`);
+      const summary = summarizeGateResponse(response);
+      status.gateFinished(summary);
+      if (summary !== undefined && !summary.passed) {
+        void vscode.window.showWarningMessage(`Argus ${summary.text.replace(/^\$\([\w~-]+\)\s*/, "")}: ${summary.tooltip.split("\n")[0]}`);
+      }
+      return response;
+    } catch (error) {
+      status.gateFinished(undefined);
+      void vscode.window.showErrorMessage(`Argus gate: ${message(error)}`);
+      return undefined;
+    }
+  });
+
+  register("argus.refine", async (...args: unknown[]) => {
+    const target = await commandTarget(args);
+    if (target === undefined) {
+      return undefined;
+    }
+    if (client.languageClient !== undefined && !client.serverCommands.includes(REFINE)) {
+      void vscode.window.showWarningMessage(
+        `This Argus server does not offer kernel refinement (${REFINE}). Update the argus package, or use the skills at the cursor (Argus: Show Skills at Cursor).`,
+      );
+      return undefined;
+    }
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Argus: refining ${target.kernel ?? "the kernels"}`, cancellable: false },
+        () => client.executeServerCommand(REFINE, target.kernel ? [target.uri, target.kernel] : [target.uri]),
+      );
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Argus refine: ${message(error)}`);
+      return undefined;
+    }
+  });
+
+  register("argus.showSkills", async () => {
+    const editor = vscode.window.activeTextEditor;
+    if (editor?.document.languageId !== "argus") {
+      void vscode.window.showInformationMessage("Open an Argus file and put the cursor on a kernel, a loop or a setting.");
+      return;
+    }
+    // VS Code's own code action menu, filtered to skills: disabled skills show why they do not apply.
+    await vscode.commands.executeCommand("editor.action.codeAction", { kind: SKILL_KIND, apply: "never" });
+  });
+
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (needsRestart((section) => event.affectsConfiguration(section))) {
+        void client.restart("a server setting changed");
+      } else if (event.affectsConfiguration("python.defaultInterpreterPath")) {
+        void client.restart("python.defaultInterpreterPath changed");
+      }
+    }),
+  );
+
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await argus?.stop();
+}
+
+interface CommandTarget {
+  uri: string;
+  kernel?: string;
+}
+
+/** The document and kernel a command is about: its arguments ([uri, kernel], as a code lens passes them), else
+ * the active editor and the kernel at the cursor, else a pick. */
+async function commandTarget(args: unknown[]): Promise<CommandTarget | undefined> {
+  const [first, second] = args;
+  if (typeof first === "string" || first instanceof vscode.Uri) {
+    return { uri: first.toString(), kernel: typeof second === "string" ? second : undefined };
+  }
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || editor.document.languageId !== "argus") {
+    void vscode.window.showInformationMessage("Open an Argus file first.");
+    return undefined;
+  }
+  const text = editor.document.getText();
+  let kernel = kernelAt(text, editor.selection.active.line);
+  if (kernel === undefined) {
+    const names = kernelsIn(text).map((k) => k.name);
+    if (names.length === 0) {
+      void vscode.window.showInformationMessage("This file has no kernel.");
+      return undefined;
+    }
+    kernel = await vscode.window.showQuickPick(names, { placeHolder: "Which kernel?" });
+    if (kernel === undefined) {
+      return undefined;
+    }
+  }
+  return { uri: editor.document.uri.toString(), kernel };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
