@@ -9,7 +9,6 @@ from lsprotocol import types
 
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
 from argus.lsp import lookup
-from argus.lsp.convert import contains
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
@@ -111,13 +110,11 @@ def resolved(dims: list[str], kernel_ir) -> str:
 
 
 def layouts_of(symbol: SymbolUse, layouts: list) -> list:
-    """The verifier's layouts of the value this symbol names (where it was defined, or this very use)."""
-    anchors = [s for s in (symbol.definition, symbol.span) if s is not None]
-    found = []
+    """The verifier's layout of the value this symbol names: the one computed where it was last assigned (the
+    layout's span is the assigned expression, on the line of the definition)."""
+    anchor = symbol.definition or symbol.span
     for layout in layouts:
         span = getattr(layout, "span", None)
-        if span is None or getattr(layout, "name", symbol.name) != symbol.name:
-            continue
-        if any(contains(span, a.line, a.col) or contains(a, span.line, span.col) for a in anchors):
-            found.append(layout)
-    return found[:1]
+        if span is not None and getattr(layout, "name", None) == symbol.name and span.line == anchor.line:
+            return [layout]
+    return []

@@ -72,6 +72,10 @@ def candidates(lines: list[str], module: ast.Module, d: Diagnostic) -> Iterator[
         fix = mask_access(lines, module, d)
         if fix is not None:
             yield fix
+    if d.code == "AR310":
+        fix = align_contraction(lines, module, d)
+        if fix is not None:
+            yield fix
     if (requirement := requirement_hint(d)) is not None:
         fix = add_requires(lines, module, d, requirement)
         if fix is not None:
@@ -107,6 +111,21 @@ def requirement_hint(d: Diagnostic) -> str | None:
                 return value.strip()
     match = REQUIRES_HINT.search(d.message)
     return match.group(1).strip() if match else None
+
+
+AXIS_VALUE = re.compile(r"\b(index|extent) (\d+)\b")
+
+
+def failing_axes(d: Diagnostic) -> set[int]:
+    """The tensor axes the counterexample indexes outside the extent (empty: not known, mask every axis)."""
+    values = (d.data.get("counterexample") or {}).get("values") or {}
+    index: dict[int, int] = {}
+    extent: dict[int, int] = {}
+    for name, value in values.items():
+        match = AXIS_VALUE.search(str(name))
+        if match is not None and isinstance(value, int):
+            (index if match.group(1) == "index" else extent)[int(match.group(2))] = value
+    return {axis for axis, i in index.items() if axis in extent and not 0 <= i < extent[axis]}
 
 
 def kernel_of(module: ast.Module, line: int) -> ast.Kernel | None:
@@ -176,20 +195,71 @@ def mask_access(lines: list[str], module: ast.Module, d: Diagnostic) -> QuickFix
     tensor = next((p for p in kernel.params if isinstance(access.value, ast.Name) and p.name == access.value.id), None)
     if tensor is None or tensor.shape is None or len(tensor.shape) != len(access.indices):
         return None
-    axis = d.data.get("axis")
+    failing = failing_axes(d)
     parts = []
     for position, (index, dim) in enumerate(zip(access.indices, tensor.shape, strict=True)):
         if isinstance(index, ast.FullSlice):
             return None
-        if isinstance(index, ast.Int) or (isinstance(axis, int) and axis != position):
+        if isinstance(index, ast.Int) or (failing and position not in failing):
             parts.append(None)
             continue
         parts.append(f"{text_of(lines, index.span)} < {text_of(lines, dim.span)}")
     if all(p is None for p in parts):
         return None
-    vector_axes = [p for p in parts if p is not None]
-    mask = vector_axes[0] if len(vector_axes) == 1 else "(" + ", ".join(p or "None" for p in parts) + ")"
+    # one entry per axis (None: no condition there); a scalar index drops its axis from the access, and the
+    # check that every fix goes through rejects the tuple then
+    mask = parts[0] if len(parts) == 1 else "(" + ", ".join(p or "None" for p in parts) + ")"
     keywords = f", mask={mask}" + (", other=0" if call.func.id == "load" else "")
     last = call.args[-1].span if not call.keywords else call.keywords[-1].span
     where = Span(last.end_line, last.end_col, last.end_line, last.end_col)
     return QuickFix(f"Mask the access: mask={mask}", (Edit(where, keywords),), d, preferred=True)
+
+
+def assignment_before(kernel: ast.Kernel, name: str, line: int) -> ast.Assign | None:
+    """The last `name = ...` above `line` in the kernel (source order; loops are not unrolled)."""
+    found = None
+    for stmt in ast.walk_stmts(kernel.body):
+        if isinstance(stmt, ast.Assign) and stmt.span.line < line and [t.id for t in stmt.targets] == [name]:
+            found = stmt
+    return found
+
+
+def loaded_access(stmt: ast.Assign | None) -> tuple[ast.Call, ast.Subscript] | None:
+    value = stmt.value if stmt is not None else None
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "load"
+        and value.args
+        and isinstance(value.args[0], ast.Subscript)
+    ):
+        return value, value.args[0]
+    return None
+
+
+def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> QuickFix | None:
+    """For `dot(a, b)` with a = load(A[..., ka]) and b = load(B[kb, ...]) where the verifier found ka != kb:
+    load b at a's K index (every occurrence of kb in b's load, so its mask follows)."""
+    kernel = kernel_of(module, d.range.start.line)
+    call = None
+    for stmt in ast.walk_stmts(kernel.body if kernel else []):
+        for node in expressions(stmt):
+            is_dot = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dot"
+            if is_dot and node.span.line == d.range.start.line and len(node.args) >= 2:
+                call = node
+    if call is None or not all(isinstance(arg, ast.Name) for arg in call.args[:2]):
+        return None
+    a = loaded_access(assignment_before(kernel, call.args[0].id, call.span.line))
+    b_stmt = assignment_before(kernel, call.args[1].id, call.span.line)
+    b = loaded_access(b_stmt)
+    if a is None or b is None or len(a[1].indices) != 2 or len(b[1].indices) != 2:
+        return None
+    ka, kb = text_of(lines, a[1].indices[-1].span), text_of(lines, b[1].indices[0].span)
+    if ka == kb:
+        return None
+    load_span = b[0].span
+    old = text_of(lines, load_span)
+    new = re.sub(r"(?<![\w.])" + re.escape(kb) + r"(?![\w(])", ka, old)
+    name = call.args[1].id
+    title = f"Load `{name}` at `{call.args[0].id}`'s K index: `{kb}` → `{ka}`"
+    return QuickFix(title, (Edit(load_span, new),), d, preferred=True)
