@@ -44,16 +44,33 @@ def make_client() -> LanguageClient:
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
 
+async def initialize(lsp_client: LanguageClient, kind: str) -> None:
+    lsp_client.kind = kind
+    params = types.InitializeParams(
+        capabilities=client_capabilities(CLIENTS[kind]),
+        root_uri=ROOT.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="argus")],
+        initialization_options=INITIALIZATION_OPTIONS,
+    )
+    await lsp_client.initialize_session(params)
+
+
+# The gate runs on the CPU here (the Triton interpreter); everything else keeps its default.
+INITIALIZATION_OPTIONS = {"argus": {"gate": {"device": "cpu", "timeoutS": 300}}}
+
+
 @pytest_lsp.fixture(config=CONFIG, params=list(CLIENTS))
 async def client(request, lsp_client: LanguageClient):
     """A server initialized by each client in turn; `client.kind` says which."""
-    lsp_client.kind = request.param
-    params = types.InitializeParams(
-        capabilities=client_capabilities(CLIENTS[request.param]),
-        root_uri=ROOT.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="argus")],
-    )
-    await lsp_client.initialize_session(params)
+    await initialize(lsp_client, request.param)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def vscode(lsp_client: LanguageClient):
+    """A server initialized by VS Code only, for the slow tests where one client is enough."""
+    await initialize(lsp_client, "vscode")
     yield
     await lsp_client.shutdown_session()
 

@@ -2,9 +2,10 @@
 skills library lands: deeper software pipelining (`policy num_stages`) and retuning a `tune`-listed tile
 constant. Both are guarded by the shared memory the pipelined `dot` operands need on an H200.
 
-The estimate is the one Triton's pipeliner implies: every tile that a loop loads and feeds to a `dot` is kept
-in `num_stages` shared-memory buffers. It ignores the epilogue's own buffers, so it is a lower bound: an
-action it disables cannot fit; one it enables may still be rejected by the compile gate.
+The shared-memory figure is what full multi-buffering implies: every tile a loop loads and feeds to a `dot`
+kept in `num_stages` buffers. It is an upper estimate of what Triton's pipeliner allocates (Triton 3.9's
+offline sm_90 compile of examples/buggy/matmul_next_k.argus, fixed, reported 48 KiB at both 3 and 4 stages,
+one stage's worth), so an action it disables could still compile; the compile gate is the judge of that.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class PipeliningProvider:
         needed = per_stage * (current + 1)
         if needed > SHARED_MEMORY_LIMIT:
             reason = (
-                f"{current + 1} stages need {kib(needed)} of shared memory for the dot operands "
+                f"{current + 1} fully buffered stages of the dot operands take {kib(needed)} of shared memory "
                 f"({kib(per_stage)} a stage); an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
             )
             return [SkillAction(skill, title, failed_precondition=reason)]
@@ -117,7 +118,7 @@ class PipeliningProvider:
             reason = "num_stages has a `tune` list; the tuner chooses its value"
             return [SkillAction(skill, title, failed_precondition=reason)]
         edit = self.edit(kernel, setting, current + 1)
-        detail = f"{kib(per_stage * current)} → {kib(needed)} of shared memory for the dot operands"
+        detail = f"dot operands fully buffered: {kib(per_stage * current)} → {kib(needed)} of shared memory"
         return [SkillAction(skill, title, edits=(edit,), detail=detail)]
 
     @staticmethod
@@ -179,8 +180,8 @@ class RetuneProvider:
             stages = num_stages(retuned)
             if per_stage * stages > SHARED_MEMORY_LIMIT:
                 reason = (
-                    f"{setting.name} = {new} with {stages} stages needs {kib(per_stage * stages)} of shared memory; "
-                    f"an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
+                    f"{setting.name} = {new} with {stages} fully buffered stages takes {kib(per_stage * stages)} of "
+                    f"shared memory; an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
                 )
                 return SkillAction(skill, title, failed_precondition=reason)
             return SkillAction(skill, title, edits=(edit,), detail=f"{kib(per_stage * stages)} of shared memory")

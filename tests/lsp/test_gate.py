@@ -1,0 +1,88 @@
+"""The gate from the editor: `argus.runGate` on the CPU, its diagnostics and code lens, and cancellation that
+kills the gate's processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from lsp_support import EXAMPLES, open_document, published
+from lsprotocol import types
+
+BUGGY = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
+FIXED = BUGGY.replace("rk + BK", "rk")
+
+
+def descendants(pid: int) -> set[int]:
+    """Every living process below `pid`, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, stack = set(), [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.add(child)
+            stack.append(child)
+    return found
+
+
+def run_gate(client, uri: str, msg_id: str):
+    params = types.ExecuteCommandParams(command="argus.runGate", arguments=[uri])
+    return asyncio.ensure_future(
+        client.protocol.send_request_async(types.WORKSPACE_EXECUTE_COMMAND, params, msg_id=msg_id)
+    )
+
+
+async def test_a_gate_run_reports_its_stages_as_diagnostics_and_a_code_lens(vscode, uri):
+    open_document(vscode, uri, BUGGY)
+    await published(vscode, uri, 1)
+    result = await run_gate(vscode, uri, "gate-run")
+    (kernel,) = result["results"]
+    assert kernel["compile"]["status"] == "passed"
+    assert kernel["correct"]["status"] == "failed"  # B one block ahead: the numbers are wrong, as verified
+    assert kernel["correct"]["facts"]["first_mismatch"] is not None
+    gate = [d for d in vscode.diagnostics[uri] if d.source == "argus-gate"]
+    assert [d.code for d in gate] == ["AR502"]
+    lenses = await vscode.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    assert lenses[0].command.title.startswith("✓ compile (48 KiB smem") and "✗ correct" in lenses[0].command.title
+    reports = next(iter(vscode.progress_reports.values()))
+    assert [type(r).__name__ for r in (reports[0], reports[-1])] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
+
+
+async def test_cancelling_a_running_gate_kills_its_processes(client, uri):
+    open_document(client, uri, FIXED)
+    await published(client, uri, 1)
+    server = client._server.pid
+    running = run_gate(client, uri, "gate-cancel")
+    for _ in range(300):  # the gate's process starts
+        if descendants(server):
+            break
+        await asyncio.sleep(0.05)
+    assert descendants(server), "the gate never started a process"
+    if client.kind == "vscode":  # the cancel button of the progress notification
+        (token,) = client.progress_reports
+        client.protocol.notify(types.WINDOW_WORK_DONE_PROGRESS_CANCEL, types.WorkDoneProgressCancelParams(token))
+        result = await running
+        assert result["cancelled"] is True and result["results"] == []
+    else:  # $/cancelRequest for the executeCommand request
+        client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="gate-cancel"))
+        try:
+            await running
+            raise AssertionError("a cancelled request must answer with an error")
+        except Exception as error:
+            assert "cancel" in str(error).lower()
+    for _ in range(100):
+        if not descendants(server):
+            break
+        await asyncio.sleep(0.05)
+    assert not descendants(server), f"gate processes left running: {descendants(server)}"
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    assert lenses[0].command.title == "▶ Run gate"
+    assert os.path.exists(f"/proc/{server}")  # the server itself lives on
