@@ -6,7 +6,6 @@ expressions over those names.
 
 from __future__ import annotations
 
-import math
 import re
 
 from argus.codegen.body import Lines
@@ -101,29 +100,76 @@ def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
 # ---- counts ---------------------------------------------------------------------------------------
 
 
-def elements(value: ir.Value) -> int:
-    return math.prod(d.value for d in value.type.shape) if isinstance(value.type, TileT) else 1
+Poly = dict[tuple[str, ...], int]  # product of tile-constant names -> coefficient
 
 
-def op_flops(op: ir.Op, plan: Plan) -> int:
-    """Floating-point operations of one execution of an op, over its whole tile."""
-    if not op.results or not isinstance(op.result.type, ScalarT | TileT):
-        return 0
-    result = op.result
-    is_float = result.type.dtype.is_float
-    match op.kind:
-        case "dot":
-            a = plan.resolve(op.operands[0])
-            return 2 * elements(result) * a.type.shape[-1].value
-        case "binary" if is_float and op.attrs["op"] in FLOAT_ARITHMETIC:
-            return elements(result)
-        case "unary" if is_float and op.attrs["op"] == "-":
-            return elements(result)
-        case "math" if is_float:
-            return elements(result)
-        case "reduce" if plan.resolve(op.operands[0]).type.dtype.is_float:
-            return elements(plan.resolve(op.operands[0]))
-    return 0
+def poly_text(poly: Poly) -> Expr:
+    """A sum of products of tile constants, so counts follow a launch's overridden constants."""
+    terms = []
+    for names, coefficient in sorted(poly.items()):
+        if coefficient:
+            factors = ([str(coefficient)] if coefficient != 1 or not names else []) + list(names)
+            terms.append(" * ".join(factors))
+    if not terms:
+        return literal(0)
+    return Expr(" + ".join(terms), 9 if len(terms) > 1 else 10)
+
+
+def add_poly(total: Poly, part: Poly, scale: int = 1) -> None:
+    for names, coefficient in part.items():
+        total[names] = total.get(names, 0) + coefficient * scale
+
+
+class TileSizes:
+    """Element counts of tiles as products of tile constants (a dimension written as `BM` counts as BM)."""
+
+    def __init__(self, kernel: ir.KernelIR):
+        self.constants = kernel.constants
+
+    def elements(self, value: ir.Value) -> Poly:
+        names: list[str] = []
+        coefficient = 1
+        for dim in value.type.shape if isinstance(value.type, TileT) else ():
+            if dim.label in self.constants and self.constants[dim.label].value == dim.value:
+                names.append(dim.label)
+            else:
+                coefficient *= dim.value
+        return {tuple(sorted(names)): coefficient}
+
+    def dim(self, value: ir.Value, axis: int) -> Poly:
+        dim = value.type.shape[axis]
+        if dim.label in self.constants and self.constants[dim.label].value == dim.value:
+            return {(dim.label,): 1}
+        return {(): dim.value}
+
+    def op_flops(self, op: ir.Op, plan: Plan) -> Poly:
+        """Floating-point operations of one execution of an op, over its whole tile."""
+        if not op.results or not isinstance(op.result.type, ScalarT | TileT):
+            return {}
+        result = op.result
+        is_float = result.type.dtype.is_float
+        match op.kind:
+            case "dot":
+                a = plan.resolve(op.operands[0])
+                return times(times(self.elements(result), self.dim(a, -1)), {(): 2})
+            case "binary" if is_float and op.attrs["op"] in FLOAT_ARITHMETIC:
+                return self.elements(result)
+            case "unary" if is_float and op.attrs["op"] == "-":
+                return self.elements(result)
+            case "math" if is_float:
+                return self.elements(result)
+            case "reduce" if plan.resolve(op.operands[0]).type.dtype.is_float:
+                return self.elements(plan.resolve(op.operands[0]))
+        return {}
+
+
+def times(a: Poly, b: Poly) -> Poly:
+    product: Poly = {}
+    for names_a, ca in a.items():
+        for names_b, cb in b.items():
+            key = tuple(sorted(names_a + names_b))
+            product[key] = product.get(key, 0) + ca * cb
+    return product
 
 
 class CountsWriter:
@@ -134,10 +180,11 @@ class CountsWriter:
     def __init__(self, kernel: ir.KernelIR, plan: Plan):
         self.kernel, self.plan = kernel, plan
         self.host = HostExpressions(kernel)
+        self.tiles = TileSizes(kernel)
         self.dynamic = False
 
     def block(self, block: ir.Block) -> Expr:
-        static = 0
+        static: Poly = {}
         terms: list[Expr] = []
         for op in block.ops:
             if id(op) not in self.plan.live:
@@ -150,8 +197,8 @@ class CountsWriter:
                 # Either branch may run: count the costlier one.
                 terms.append(call("max", *(self.block(region) for region in op.regions)))
             else:
-                static += op_flops(op, self.plan)
-        total = literal(static)
+                add_poly(static, self.tiles.op_flops(op, self.plan))
+        total = poly_text(static)
         for term in terms:
             total = term if total.text == "0" else binary(total, "+", term)
         return total
@@ -219,6 +266,7 @@ def counts_function(kernel: ir.KernelIR, plan: Plan, function: str, launch: str)
         lines.add(1, "if inputs is None:")
         message = f"{kernel.name}'s loop bounds are read from memory: pass inputs= (the launch's tensors)"
         lines.add(2, f"raise ValueError({message!r})")
+        lines.add(1, "inputs = {k: v.cpu() if isinstance(v, torch.Tensor) else v for k, v in inputs.items()}")
         lines.add(1, "flops = 0")
         axes = ["pid0", "pid1", "pid2"][: len(kernel.grid)]
         for depth, axis in enumerate(axes):

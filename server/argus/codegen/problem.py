@@ -76,7 +76,14 @@ def size_sets(sizes: ast.Sizes, kernel: ir.KernelIR) -> dict[str, dict[str, int 
 
 def function(name: str, params: list[str], block: ast.PythonBlock) -> str:
     body = textwrap.indent(block.body.rstrip() or "pass", "    ")
-    return f"def {name}({', '.join(params)}):\n    # argus line {block.body_line + 1}\n{body}\n"
+    return f"def {name}({', '.join(params)}):\n{body}\n"
+
+
+def block_lines(text: str, name: str, block: ast.PythonBlock) -> dict[int, int]:
+    """Generated line -> Argus line for the body of the function `name` in `text` (1-based both)."""
+    first = text.splitlines().index(next(line for line in text.splitlines() if line.startswith(f"def {name}("))) + 2
+    count = len((block.body.rstrip() or "pass").splitlines())
+    return {first + i: block.body_line + 1 + i for i in range(count)}
 
 
 def generate_problem(check: CheckResult, kernel: str) -> str:
@@ -116,7 +123,12 @@ def generate_problem(check: CheckResult, kernel: str) -> str:
     parts.append("\n" + function("_reference_block", [*reference_params, *symbols], reference))
     parts.append(make_inputs_source(ir_kernel, inputs_names))
     parts.append(reference_source(ir_kernel, reference_params))
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    source_map = block_lines(text, "_reference_block", reference)
+    if inputs is not None:
+        source_map.update(block_lines(text, "_inputs_block", inputs))
+    comment = "# generated line -> Argus line, for errors raised in the reference or inputs block"
+    return f"{text}\n\n{comment}\nSOURCE_MAP = {source_map!r}\n"
 
 
 def make_inputs_source(kernel: ir.KernelIR, generated: list[str]) -> str:

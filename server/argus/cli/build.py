@@ -1,0 +1,73 @@
+"""`argus build FILE [-o OUT.py] [--problem KERNEL]`: the Triton module generated from an Argus file (or the
+problem module of one kernel: its sizes, inputs and PyTorch reference)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "build",
+        help="generate the Triton module of an Argus file",
+        description=(
+            "Generate Triton from an Argus file: one @triton.jit kernel per Argus kernel, a launcher that checks "
+            "its arguments, KERNELS and SOURCE_MAP. Exit status: 0 on success, 1 if the file does not check or "
+            "cannot be generated, 2 on usage errors."
+        ),
+    )
+    parser.add_argument("path", metavar="FILE", help="the .argus file")
+    parser.add_argument("-o", "--output", metavar="OUT.py", help="write here instead of standard output")
+    parser.add_argument(
+        "--problem",
+        metavar="KERNEL",
+        nargs="?",
+        const="",
+        help="write the problem module (SIZES, make_inputs, reference, OUTPUTS) of KERNEL instead "
+        "(of the only kernel when no name is given)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from argus.codegen import CodegenError, generate, generate_problem
+    from argus.dsl.check import check_source
+
+    path = Path(args.path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        print(f"argus build: cannot read {path}: {problem}", file=sys.stderr)
+        return 2
+    check = check_source(text)
+    errors = [d for d in check.diagnostics if d.severity.value == "error"]
+    if errors:
+        for diagnostic in errors:
+            print(diagnostic.text_line(str(path)), file=sys.stderr)
+        print(f"argus build: {path} has {len(errors)} error(s); nothing generated", file=sys.stderr)
+        return 1
+    try:
+        if args.problem is None:
+            output = generate(check, str(path)).source
+        else:
+            kernel = args.problem or only_kernel(check)
+            if kernel is None:
+                names = ", ".join(check.analysis.kernels)
+                print(f"argus build: --problem needs a kernel name ({names})", file=sys.stderr)
+                return 2
+            output = generate_problem(check, kernel)
+    except CodegenError as failure:
+        print(f"argus build: {path}: {failure}", file=sys.stderr)
+        return 1
+    if args.output:
+        Path(args.output).write_text(output, encoding="utf-8")
+    else:
+        sys.stdout.write(output)
+    return 0
+
+
+def only_kernel(check) -> str | None:
+    names = list(check.analysis.kernels)
+    return names[0] if len(names) == 1 else None
