@@ -804,6 +804,7 @@ class Evaluator:
         # the body's assumptions: the loop range and every invariant, as the body saw them
         body_facts = list(inner.assumptions) + [t for _, t in self.invariants]
         for inv, term in self.invariants:
+            reads = tag_reads(inv, self)
             self.emit(
                 Obligation(
                     "invariant_entry",
@@ -815,7 +816,8 @@ class Evaluator:
                     outer.loops,
                     self.program,
                     [],
-                    [(f"{loop.name} (first value)", loop.start)],
+                    [(f"{loop.name} (first value)", loop.start)]
+                    + [(f"{name} on entry", substitute_all(t, entry_pairs)) for name, t in reads],
                     [(op.span, "the loop")],
                 )
             )
@@ -830,7 +832,8 @@ class Evaluator:
                     inner.loops,
                     self.program,
                     [],
-                    [(f"{loop.name} (next value)", nxt)],
+                    [(f"{loop.name} (next value)", nxt)]
+                    + [(f"{name} after the iteration", substitute_all(t, step_pairs)) for name, t in reads],
                     [(op.span, "the loop")],
                 )
             )

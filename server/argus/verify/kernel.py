@@ -123,7 +123,10 @@ def diagnostic(ob: Obligation, verdict: Verdict, hint: str, variant: str) -> Dia
         related = list(ob.related)
         if witness.second is not None and ob.second is not None:
             related.append((ob.second.span, f"the other program's {ob.second.what}"))
-        message = f"{ob.message}{suffix}: counterexample: {witness.text()}"
+        if ob.kind == "coverage":
+            message = f"{ob.message}{suffix}: no program was found to write {witness.text()}"
+        else:
+            message = f"{ob.message}{suffix}: counterexample: {witness.text()}"
         if hint:
             message += f"; {hint}"
         d = make(ob.code, ob.span, message, related=related, verdict="refuted", counterexample=witness.model_dump())

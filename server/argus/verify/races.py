@@ -21,28 +21,29 @@ def renamed(term: z3.ExprRef) -> z3.ExprRef:
 
 
 def race_obligations(first: Evaluator, second: Evaluator, second_ranges: list[z3.BoolRef]) -> list[Obligation]:
+    """Store/store pairs (each unordered pair once) and load/store pairs, on one tensor, by two programs."""
     obligations = []
     writes = [a for a in first.accesses if a.kind in WRITES]
     their_writes = [a for a in second.accesses if a.kind in WRITES]
     for index, mine in enumerate(writes):
-        for theirs in second.accesses:
-            if theirs.tensor != mine.tensor:
+        for position, theirs in enumerate(their_writes):
+            if theirs.tensor != mine.tensor or position < index:
+                continue  # position < index: the mirror image of a pair already checked
+            if mine.kind == "atomic_add" and theirs.kind == "atomic_add":
                 continue
-            if theirs.kind in WRITES:
-                if mine.kind == "atomic_add" and theirs.kind == "atomic_add":
-                    continue
-                if their_writes.index(theirs) < index:
-                    continue  # the mirror image of a pair already checked
-                kind, code = "race_store", "AR302"
-                message = f"two programs {mine.kind} to the same element of `{mine.tensor}`"
-            else:
-                kind, code = "race_read", "AR303"
+            message = f"two programs write the same element of `{mine.tensor}`"
+            obligations.append(pair(mine, theirs, second_ranges, "race_store", "AR302", message))
+    for mine in first.accesses:
+        if mine.kind != "load":
+            continue
+        for theirs in their_writes:
+            if theirs.tensor == mine.tensor:
                 message = f"a program reads an element of `{mine.tensor}` that another program writes"
-            obligations.append(pair(first, mine, theirs, second_ranges, kind, code, message))
+                obligations.append(pair(mine, theirs, second_ranges, "race_read", "AR303", message))
     return obligations
 
 
-def pair(first: Evaluator, mine: Access, theirs: Access, ranges, kind: str, code: str, message: str) -> Obligation:
+def pair(mine: Access, theirs: Access, ranges, kind: str, code: str, message: str) -> Obligation:
     other_indices = [renamed(i) for i in theirs.indices]
     same = [a == b for a, b in zip(mine.indices, other_indices, strict=True)]
     distinct = z3.Or(*[a != b for a, b in zip(mine.program, theirs.program, strict=True)])

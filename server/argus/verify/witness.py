@@ -44,7 +44,7 @@ class Counterexample(BaseModel):
             parts.append("element (" + ", ".join(f"{k}={v}" for k, v in self.element.items()) + ")")
         text = ", ".join(parts)
         if self.values:
-            text += ": " + ", ".join(f"{k} = {v}" for k, v in self.values.items())
+            text += (": " if text else "") + ", ".join(f"{k} = {v}" for k, v in self.values.items())
         if self.sizes:
             text += "; sizes " + ", ".join(f"{k}={v}" for k, v in self.sizes.items())
         if self.data:

@@ -1,0 +1,220 @@
+"""The bug corpus: each buggy kernel reports its code at its line, the witness is confirmed by running the
+kernel's index arithmetic concretely (numpy, not z3), and the fixed twin verifies clean.
+
+Each `corpus/NAME.argus` starts with `# expect: ARnnn line L` (1-based); `corpus/NAME.fixed.argus` is the
+same kernel with the mistake repaired.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from verify_concrete import Concrete
+
+from argus.dsl.check import check_source
+from argus.dsl.ir import walk_ops
+from argus.verify import verify_check
+
+CORPUS = Path(__file__).parent / "corpus"
+BUGGY = sorted(p for p in CORPUS.glob("*.argus") if not p.name.endswith(".fixed.argus"))
+EXPECT = re.compile(r"^# expect: (AR\d{3}) line (\d+)$", re.MULTILINE)
+KINDS = {
+    "in bounds": {"AR301"},
+    "race-free": {"AR302", "AR303"},
+    "coverage": {"AR304"},
+    "tags": {"AR305"},
+    "loop invariants": {"AR306", "AR307"},
+    "contraction": {"AR310"},
+    "alignment of statistics": {"AR311"},
+}
+
+
+def expectation(path: Path) -> tuple[str, int]:
+    match = EXPECT.search(path.read_text())
+    assert match, f"{path.name} has no `# expect: ARnnn line L` header"
+    return match.group(1), int(match.group(2))
+
+
+def verified(path: Path):
+    check = check_source(path.read_text())
+    assert not check.has_errors, [d.text_line(path.name) for d in check.diagnostics]
+    return check, verify_check(check)
+
+
+def reported(path: Path):
+    code, line = expectation(path)
+    check, result = verified(path)
+    found = [d for d in result.diagnostics if d.code == code and d.line + 1 == line]
+    assert found, [d.text_line(path.name) for d in result.diagnostics]
+    return check, found[0]
+
+
+def test_every_invariant_kind_has_three_buggy_kernels():
+    codes = Counter(expectation(p)[0] for p in BUGGY)
+    counts = {kind: sum(codes[c] for c in members) for kind, members in KINDS.items()}
+    assert all(n >= 3 for n in counts.values()), counts
+
+
+def test_every_buggy_kernel_has_a_fixed_twin():
+    assert [p.name for p in BUGGY if not p.with_suffix(".fixed.argus").exists()] == []
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=lambda p: p.stem)
+def test_buggy_kernel_reports_its_code_at_its_line(path):
+    _, diagnostic = reported(path)
+    assert diagnostic.source == "argus.verify"
+    if diagnostic.severity.value == "error":
+        assert diagnostic.data["verdict"] == "refuted"
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=lambda p: p.stem)
+def test_fixed_twin_verifies_clean(path):
+    fixed = path.with_suffix(".fixed.argus")
+    _, result = verified(fixed)
+    assert [d.text_line(fixed.name) for d in result.diagnostics] == []
+    assert result.stats.obligations == result.stats.proved > 0
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=lambda p: p.stem)
+def test_witness_is_confirmed_by_concrete_evaluation(path):
+    check, diagnostic = reported(path)
+    kernel = next(iter(check.analysis.kernels.values()))
+    witness = diagnostic.data["counterexample"]
+    assert confirm(kernel, witness) == "confirmed"
+
+
+# ---- concrete confirmation ---------------------------------------------------------------------------
+def tensor_data(kernel, witness) -> dict[str, np.ndarray]:
+    """The loaded integer tensors of the witness; entries it leaves open follow the stated data facts."""
+    sizes = witness["sizes"]
+    partitions = {}
+    for op in walk_ops(kernel.launch):
+        if op.kind == "partition":
+            total = next(name for name, v in kernel.sizes.items() if v.id == op.operands[1].id)
+            partitions[op.operands[0].name] = sizes[total]
+    data = {}
+    for param in kernel.params:
+        shape = getattr(param.type, "shape", None)
+        if not shape or not param.type.dtype.is_integer:
+            continue
+        dims = [d.offset if d.symbol is None else sizes[d.symbol] + d.offset for d in shape]
+        table = np.full(dims, np.iinfo(np.int64).min, np.int64)
+        for key, value in witness["data"].items():
+            name, args = key.split("[", 1)
+            if name == param.name:
+                table[tuple(int(a) for a in args.rstrip("]").split(","))] = value
+        if param.name in partitions:
+            table[0], table[-1] = 0, partitions[param.name]
+            table = np.maximum.accumulate(table)
+        data[param.name] = np.where(table == np.iinfo(np.int64).min, 0, table)
+    return data
+
+
+def run_at(kernel, witness, program, loops, line, kinds):
+    concrete = Concrete(kernel, witness["sizes"], tensor_data(kernel, witness))
+    events = concrete.run(tuple(program.values()))
+    loops = {k: v for k, v in loops.items() if not k.endswith(" iteration")}
+    return [
+        e for e in events if e.line == line and e.kind in kinds and all(e.loops.get(k) == v for k, v in loops.items())
+    ]
+
+
+def confirm(kernel, w) -> str:
+    kind = w["kind"]
+    element = tuple(w["element"].values())
+    memory = ("load", "store", "atomic_add")
+    if kind == "in_bounds":
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], memory):
+            index = [int(i[element]) for i in e.detail["indices"]]
+            outside = any(not 0 <= i < d for i, d in zip(index, e.detail["dims"], strict=True))
+            if e.detail["mask"][element] and outside:
+                return "confirmed"
+        return "no out-of-bounds access at the witness"
+    if kind in ("race_store", "race_read"):
+        second = w["second"]
+        if second["program"] == w["program"]:
+            return "the two accesses are made by one program"
+        mine = run_at(kernel, w, w["program"], w["iteration"], w["line"], memory)
+        theirs = run_at(kernel, w, second["program"], second["iteration"], second["line"], memory)
+        other = tuple(second["element"].values())
+        for a, b in itertools.product(mine, theirs):
+            same = all(
+                int(x[element]) == int(y[other]) for x, y in zip(a.detail["indices"], b.detail["indices"], strict=True)
+            )
+            if same and a.detail["mask"][element] and b.detail["mask"][other]:
+                return "confirmed"
+        return "the two programs do not touch one element"
+    if kind == "coverage":
+        names = [k.split(" index ")[0] for k in w["values"]]
+        target = tuple(w["values"].values())
+        concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
+        for program in itertools.product(*[range(g) for g in concrete.grid]):
+            for e in concrete.run(program):
+                if e.kind in ("store", "atomic_add") and e.detail["tensor"] == names[0]:
+                    hit = np.ones(e.detail["mask"].shape, bool) & e.detail["mask"]
+                    for index, t in zip(e.detail["indices"], target, strict=True):
+                        hit &= index == t
+                    if hit.any():
+                        return f"program {program} writes the element"
+        return "confirmed"
+    if kind == "contraction":
+        i, kk, j = element
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("dot",)):
+            for (a_idx, a_label), (b_idx, b_label) in itertools.product(e.detail["a"].values(), e.detail["b"].values()):
+                valid = all(
+                    v is None or v[pos] for v, pos in ((e.detail["a_valid"], (i, kk)), (e.detail["b_valid"], (kk, j)))
+                )
+                if a_label == b_label and valid and a_idx[i, kk] != b_idx[kk, j] and a_idx[i, 0] != a_idx[i, -1]:
+                    return "confirmed"
+        return "the contracted indices agree at the witness"
+    if kind == "alignment":
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
+            for x, y in itertools.combinations(e.detail["layouts"], 2):
+                for key in set(x) & set(y):
+                    if x[key][0][element] != y[key][0][element]:
+                        return "confirmed"
+        return "the operands stand for the same indices at the witness"
+    if kind == "tag":
+        events = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("assert",))
+        return "confirmed" if any(not e.detail["holds"] for e in events) else "the assertion holds at the witness"
+    if kind in ("invariant_entry", "invariant_step"):
+        events = run_at(kernel, w, w["program"], {}, w["line"], ("invariant",))
+        return "confirmed" if any(not e.detail["holds"] for e in events) else "the invariant holds in every iteration"
+    return f"no concrete check for {kind}"
+
+
+# ---- the concrete check can fail: a witness moved off the bug is not confirmed ---------------------
+def witness_of(name: str):
+    check, diagnostic = reported(CORPUS / f"{name}.argus")
+    return next(iter(check.analysis.kernels.values())), dict(diagnostic.data["counterexample"])
+
+
+def test_an_in_bounds_element_is_not_confirmed_as_out_of_bounds():
+    kernel, witness = witness_of("bounds_off_by_one_mask")
+    witness["element"] = {"i": 0}
+    witness["sizes"] = {"N": 1024}
+    assert confirm(kernel, witness) != "confirmed"
+
+
+def test_two_programs_on_disjoint_elements_are_not_confirmed_as_a_race():
+    kernel, witness = witness_of("race_overlapping_blocks")
+    witness["element"] = {"i": 0}
+    assert confirm(kernel, witness) != "confirmed"
+
+
+def test_matching_contraction_indices_are_not_confirmed_as_a_mismatch():
+    _, witness = witness_of("contraction_b_next_k")
+    fixed = check_source((CORPUS / "contraction_b_next_k.fixed.argus").read_text())
+    witness["line"] -= 1  # the fixed twin has no `# expect` line
+    assert confirm(next(iter(fixed.analysis.kernels.values())), witness) != "confirmed"
+
+
+def test_a_written_element_is_not_confirmed_as_uncovered():
+    kernel, witness = witness_of("coverage_floor_grid")
+    witness["values"] = {"z index 0 (N)": 0}
+    assert confirm(kernel, witness) != "confirmed"

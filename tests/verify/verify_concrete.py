@@ -1,0 +1,337 @@
+"""An independent concrete evaluator of the tile IR (numpy, no z3), to confirm the verifier's witnesses.
+
+It runs one program of a kernel at given sizes, data and program ids, executing every loop iteration, and
+records what happened at each memory access, dot, elementwise op, tag assertion and invariant: the index
+arrays, masks, tag values and truth values. Float data is not computed (no element values are needed to
+confirm an index, mask or tag violation); what a value *stands for* is tracked as concrete index arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from argus.dsl import ir
+from argus.dsl.types import ScalarT, TensorT, TileT
+
+
+def shape_of(type_) -> tuple[int, ...]:
+    return tuple(d.value for d in type_.shape) if isinstance(type_, TileT) else ()
+
+
+def is_intlike(type_) -> bool:
+    return isinstance(type_, ScalarT | TileT) and type_.dtype.is_integer
+
+
+def tdiv(a, b):
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q)
+
+
+INT_BINARY = {
+    "+": np.add,
+    "-": np.subtract,
+    "*": np.multiply,
+    "//": tdiv,
+    "%": lambda a, b: np.asarray(a) - np.asarray(b) * tdiv(a, b),
+    "&": np.bitwise_and,
+    "|": np.bitwise_or,
+    "^": np.bitwise_xor,
+    "<<": np.left_shift,
+    ">>": np.right_shift,
+}
+COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
+
+
+@dataclass
+class CVal:
+    shape: tuple[int, ...]
+    array: np.ndarray | None = None  # integers and booleans only
+    layout: dict[tuple[str, int], tuple[np.ndarray, str]] = field(default_factory=dict)  # key -> (indices, label)
+    tags: dict[str, int] = field(default_factory=dict)
+    valid: np.ndarray | None = None
+
+
+@dataclass
+class Event:
+    kind: str
+    line: int
+    loops: dict[str, int]
+    detail: dict
+
+
+def fit(array, shape):
+    """Broadcast an array to `shape` (numpy's rule, which is the language's)."""
+    if array is None:
+        return None
+    return np.broadcast_to(np.asarray(array), shape)
+
+
+class Concrete:
+    def __init__(self, kernel: ir.KernelIR, sizes: dict[str, int], data: dict[str, np.ndarray]):
+        self.kernel = kernel
+        self.sizes = sizes
+        self.data = data
+        self.env: dict[int, CVal] = {}
+        for name, value in kernel.sizes.items():
+            self.env[value.id] = CVal((), np.int64(sizes[name]))
+        self.tensors = {p.value.id: p for p in kernel.params if isinstance(p.type, TensorT)}
+        for p in kernel.params:
+            if isinstance(p.type, ScalarT):
+                self.env[p.value.id] = CVal((), np.int64(p.default) if is_intlike(p.type) and p.default else None)
+        self.events: list[Event] = []
+        self.loops: dict[str, int] = {}
+        self.program: tuple[int, ...] = ()
+        self.block(kernel.launch)
+        self.grid = [int(self.env[v.id].array) for v in kernel.grid]
+
+    def dims(self, param) -> list[int]:
+        return [d.offset if d.symbol is None else self.sizes[d.symbol] + d.offset for d in param.type.shape]
+
+    def run(self, program: tuple[int, ...]) -> list[Event]:
+        self.program = program
+        self.events = []
+        self.block(self.kernel.body)
+        return self.events
+
+    def block(self, block: ir.Block) -> None:
+        for op in block.ops:
+            getattr(self, f"op_{op.kind}", self.op_elementwise)(op)
+
+    def get(self, value: ir.Value) -> CVal:
+        return self.env[value.id]
+
+    def put(self, op: ir.Op, v: CVal) -> None:
+        self.env[op.result.id] = v
+
+    def record(self, kind: str, op: ir.Op, **detail) -> None:
+        self.events.append(Event(kind, op.span.line, dict(self.loops), detail))
+
+    # ---- simple ops ---------------------------------------------------------------------------
+    def op_const(self, op):
+        value = op.attrs["value"]
+        self.put(op, CVal((), np.int64(value) if isinstance(value, int | bool) else None))
+
+    def op_program_id(self, op):
+        self.put(op, CVal((), np.int64(self.program[op.attrs["axis"]])))
+
+    def op_num_programs(self, op):
+        self.put(op, CVal((), np.int64(self.grid[op.attrs["axis"]])))
+
+    def op_arange(self, op):
+        self.put(op, CVal((op.attrs["n"],), np.arange(op.attrs["n"], dtype=np.int64)))
+
+    def op_zeros(self, op):
+        shape = shape_of(op.result.type)
+        self.put(op, CVal(shape, np.zeros(shape, np.int64) if op.attrs["dtype"].is_integer else None))
+
+    def op_full(self, op):
+        shape = shape_of(op.result.type)
+        value = self.get(op.operands[0]).array
+        array = np.full(shape, value) if op.attrs["dtype"].is_integer and value is not None else None
+        self.put(op, CVal(shape, array))
+
+    def op_partition(self, op):
+        self.put(op, CVal((), np.int64(1)))
+
+    def op_cdiv(self, op):
+        a, b = (self.get(v).array for v in op.operands)
+        self.put(op, CVal((), tdiv(a + b - 1, b)))
+
+    def op_elementwise(self, op):
+        """binary, unary, compare, math, where, cast and anything else elementwise over its operands."""
+        shape = shape_of(op.result.type)
+        xs = [self.get(v) for v in op.operands]
+        arrays = [fit(x.array, shape) for x in xs]
+        array = None
+        if all(a is not None for a in arrays):
+            kind = op.kind
+            if kind == "binary" and op.attrs["op"] in INT_BINARY and is_intlike(op.result.type):
+                if op.result.type.dtype.kind == "bool":
+                    array = {"&": np.logical_and, "|": np.logical_or, "^": np.logical_xor}[op.attrs["op"]](*arrays)
+                else:
+                    array = INT_BINARY[op.attrs["op"]](*arrays)
+            elif kind == "compare":
+                array = COMPARE[op.attrs["op"]](*arrays)
+            elif kind == "unary":
+                name = op.attrs["op"]
+                a = arrays[0]
+                array = np.logical_not(a) if a.dtype == bool else {"-": -a, "+": a, "~": ~a}.get(name)
+            elif kind == "where":
+                array = np.where(*arrays)
+            elif kind == "cast" and is_intlike(op.result.type):
+                array = arrays[0].astype(bool if op.attrs["dtype"].kind == "bool" else np.int64)
+            elif kind == "math" and op.attrs["fn"] in ("maximum", "minimum") and is_intlike(op.result.type):
+                array = (np.maximum if op.attrs["fn"] == "maximum" else np.minimum)(*arrays)
+        layout, tags, valid = {}, {}, None
+        layouts = []
+        for x in xs:
+            aligned = {k: (fit(idx, shape), label) for k, (idx, label) in x.layout.items()}
+            layouts.append(aligned)
+            for key, entry in aligned.items():
+                layout.setdefault(key, entry)
+            for name, t in x.tags.items():
+                if name in tags and tags[name] != t:
+                    tags[name] = None
+                else:
+                    tags.setdefault(name, t)
+            if x.valid is not None:
+                valid = fit(x.valid, shape) if valid is None else valid & fit(x.valid, shape)
+        tags = {k: v for k, v in tags.items() if v is not None}
+        if op.kind in ("cast",):
+            tags = dict(xs[0].tags)
+        self.record("elementwise", op, layouts=layouts)
+        self.put(op, CVal(shape, array, layout, tags, valid))
+
+    # ---- shape ops ------------------------------------------------------------------------------
+    def reshaped(self, op, fn):
+        x = self.get(op.operands[0])
+        shape = shape_of(op.result.type)
+        move = lambda a: None if a is None else fn(np.broadcast_to(a, x.shape))  # noqa: E731
+        layout = {k: (move(idx), label) for k, (idx, label) in x.layout.items()}
+        self.put(op, CVal(shape, move(x.array), layout, dict(x.tags), move(x.valid)))
+
+    def op_expand_dims(self, op):
+        shape = shape_of(op.result.type)
+        self.reshaped(op, lambda a: a.reshape(shape))
+
+    def op_trans(self, op):
+        self.reshaped(op, lambda a: a.T)
+
+    def op_reshape(self, op):
+        shape = shape_of(op.result.type)
+        self.reshaped(op, lambda a: a.reshape(shape))
+
+    def op_broadcast_to(self, op):
+        shape = shape_of(op.result.type)
+        self.reshaped(op, lambda a: np.broadcast_to(a, shape))
+
+    def op_hint(self, op):
+        self.put(op, self.get(op.operands[0]))
+
+    def op_reduce(self, op):
+        x = self.get(op.operands[0])
+        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
+        layout = {}
+        for key, (idx, label) in x.layout.items():
+            full = np.broadcast_to(idx, x.shape)
+            first = np.take(full, [0], axis=axis)
+            if np.all(full == first):  # the index does not vary along the reduced axis: the statistic keeps it
+                layout[key] = (first if keep else np.squeeze(first, axis=axis), label)
+        self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags)))
+
+    # ---- memory and dot -------------------------------------------------------------------------
+    def access(self, op):
+        parts = ir.memory_access(op)
+        param = self.tensors[parts.tensor.id]
+        arrays = [self.get(v).array for v in parts.indices]
+        extra = [self.get(v).array for v in (parts.value, parts.mask) if v is not None]
+        shape = np.broadcast_shapes(*[np.shape(a) for a in arrays + extra if a is not None])
+        if op.kind == "load":
+            shape = shape_of(op.result.type)
+        indices = [np.broadcast_to(a, shape) for a in arrays]
+        mask = np.ones(shape, bool) if parts.mask is None else np.broadcast_to(self.get(parts.mask).array, shape)
+        self.record(op.kind, op, tensor=param.name, indices=indices, mask=mask, dims=self.dims(param))
+        return param, indices, mask, shape
+
+    def op_load(self, op):
+        param, indices, mask, shape = self.access(op)
+        array = None
+        if is_intlike(op.result.type):
+            table = self.data.get(param.name)
+            array = np.zeros(shape, np.int64)
+            if table is not None:
+                flat = [np.clip(i, 0, d - 1) for i, d in zip(indices, table.shape, strict=True)]
+                array = np.where(mask, table[tuple(flat)], 0)
+        labels = [str(d) for d in param.type.shape]
+        layout = {(param.name, axis): (idx, labels[axis]) for axis, idx in enumerate(indices)}
+        tags = {}
+        for axis, label in enumerate(labels):
+            if labels.count(label) == 1:
+                tags[label] = int(indices[axis].flat[0]) if indices[axis].size else 0
+        valid = None if not op.attrs.get("mask") else mask
+        self.put(op, CVal(tuple(shape), array, layout, tags, valid))
+
+    def op_store(self, op):
+        self.access(op)
+
+    def op_atomic_add(self, op):
+        self.access(op)
+
+    def op_dot(self, op):
+        a, b = self.get(op.operands[0]), self.get(op.operands[1])
+        a_layout = {k: (np.broadcast_to(i, a.shape), label) for k, (i, label) in a.layout.items()}
+        b_layout = {k: (np.broadcast_to(i, b.shape), label) for k, (i, label) in b.layout.items()}
+        self.record("dot", op, a=a_layout, b=b_layout, a_valid=a.valid, b_valid=b.valid)
+        shape = shape_of(op.result.type)
+        layout = {}
+        for k, (i, label) in a_layout.items():
+            if np.all(i == np.take(i, [0], axis=-1)):
+                layout[k] = (np.take(i, [0], axis=-1), label)
+        for k, (i, label) in b_layout.items():
+            if np.all(i == np.take(i, [0], axis=-2)):
+                layout[k] = (np.take(i, [0], axis=-2), label)
+        tags = {n: t for n, t in a.tags.items() if b.tags.get(n, t) == t}
+        tags.update({n: t for n, t in b.tags.items() if n not in a.tags})
+        self.put(op, CVal(shape, None, layout, tags))
+
+    # ---- tags -----------------------------------------------------------------------------------
+    def op_tag(self, op):
+        x = self.get(op.operands[0])
+        tags = dict(x.tags)
+        for name, v in zip(op.attrs["names"], op.operands[1:], strict=True):
+            tags[name] = int(self.get(v).array)
+        self.put(op, CVal(x.shape, x.array, x.layout, tags, x.valid))
+
+    def op_tag_read(self, op):
+        x = self.get(op.operands[0])
+        self.put(op, CVal((), None if op.attrs["name"] not in x.tags else np.int64(x.tags[op.attrs["name"]])))
+
+    def op_assert_tag(self, op):
+        x = self.get(op.operands[0])
+        holds = all(
+            x.tags.get(name) == int(self.get(v).array)
+            for name, v in zip(op.attrs["names"], op.operands[1:], strict=True)
+        )
+        self.record("assert", op, holds=holds)
+
+    def op_assert(self, op):
+        cond = self.get(op.operands[0]).array
+        self.record("assert", op, holds=cond is not None and bool(np.all(cond)))
+
+    def op_invariant(self, op):
+        cond = self.get(op.operands[0]).array
+        self.record("invariant", op, holds=cond is not None and bool(np.all(cond)))
+
+    # ---- control flow ---------------------------------------------------------------------------
+    def op_for(self, op):
+        start, stop, step = (int(self.get(v).array) for v in op.operands[:3])
+        body = op.regions[0]
+        carried = [self.get(v) for v in op.operands[3:]]
+        var = op.attrs["var"]
+        for iv in range(start, stop, step):
+            self.loops[var] = iv
+            self.env[body.args[0].id] = CVal((), np.int64(iv))
+            for arg, value in zip(body.args[1:], carried, strict=True):
+                self.env[arg.id] = value
+            self.block(body)
+            carried = [self.get(v) for v in body.yields]
+        self.loops.pop(var, None)
+        for result, value in zip(op.results, carried, strict=True):
+            self.env[result.id] = value
+
+    def op_if(self, op):
+        cond = bool(self.get(op.operands[0]).array)
+        region = op.regions[0] if cond else op.regions[1]
+        self.block(region)
+        for result, value in zip(op.results, region.yields, strict=True):
+            self.env[result.id] = self.get(value)
