@@ -171,7 +171,7 @@ async def fetch_configuration(server: ArgusServer) -> None:
     except Exception:
         logger.exception("workspace/configuration failed; keeping the current settings")
         return
-    if not isinstance(values, list) or len(values) != len(items):
+    if not isinstance(values, list | tuple) or len(values) != len(items):
         return
     server.global_settings = config.apply(server.initial_settings, values[0])
     server.folder_settings = {
