@@ -19,7 +19,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md"
 TEXT = DOC.read_text(encoding="utf-8")
 HEADING = re.compile(r"^## (AR\d{3}): (.+)$", re.MULTILINE)
 FENCE = re.compile(r"```argus\n(.*?)```", re.DOTALL)
-DOCUMENTED = sorted(code for code in CODES if not code.startswith("AR3"))  # AR3xx: the verifier, not built yet
+DOCUMENTED = sorted(CODES)
 
 # Analyzer bugs a documented example runs into; the lead removes an entry once the bug is fixed.
 KNOWN_BUGS: dict[tuple[str, str], str] = {}
@@ -50,6 +50,9 @@ def example(code: str, label: str) -> str:
 
 # AR5xx come from running the gate, never from `check`: tests/gate/test_gate_codes_doc.py runs their examples.
 FOUND_BY_THE_GATE = {code for code in CODES if code.startswith("AR5")}
+# AR3xx come from the verifier (argus.verify), a layer above this one: tests/verify/test_verify_codes_doc.py
+# runs their Wrong and Right examples through it; here their Right examples must still check clean.
+FOUND_BY_THE_VERIFIER = {code for code in CODES if code.startswith("AR3")}
 
 
 def cases(label: str) -> list:
@@ -58,7 +61,7 @@ def cases(label: str) -> list:
         if (code, label) in KNOWN_BUGS
         else code
         for code in DOCUMENTED
-        if not (label == "Wrong" and code in FOUND_BY_THE_GATE)
+        if not (label == "Wrong" and code in FOUND_BY_THE_GATE | FOUND_BY_THE_VERIFIER)
     ]
 
 
@@ -68,10 +71,6 @@ def test_every_code_is_documented():
 
 def test_no_stale_codes_in_headings():
     assert sorted(code for code in SECTIONS if code not in CODES) == []
-
-
-def test_no_section_for_the_reserved_verifier_family():
-    assert [code for code in SECTIONS if code.startswith("AR3")] == []
 
 
 def test_headings_use_the_catalog_titles():

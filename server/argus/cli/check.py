@@ -1,4 +1,7 @@
-"""`argus check PATH... [--json]`: diagnostics for files, as compiler-style lines or one JSON list."""
+"""`argus check PATH... [--json] [--no-verify]`: diagnostics for files, as compiler-style lines or one JSON list.
+
+Checking is parse + analysis (argus.dsl) and then verification of every kernel without errors (argus.verify:
+bounds, races, coverage, contraction, statistics, tags, invariants), unless `--no-verify`."""
 
 from __future__ import annotations
 
@@ -13,11 +16,15 @@ from argus.dsl.check import check_source
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="check Argus files: syntax, names, dtypes, shapes",
+        help="check Argus files: syntax, names, dtypes, shapes, and verify their data-flow invariants",
         description="Check Argus files. Exit status: 1 if any error was found, 0 otherwise, 2 on usage errors.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files, or folders searched for *.argus")
     parser.add_argument("--json", action="store_true", help="print one JSON list of diagnostics (LSP ranges)")
+    parser.add_argument("--no-verify", action="store_true", help="skip the verifier (syntax, names and types only)")
+    parser.add_argument(
+        "--timeout-ms", type=int, default=1000, metavar="MS", help="z3 time limit per proof obligation (default 1000)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -49,8 +56,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"argus check: cannot read {path}: {problem}", file=sys.stderr)
             return 2
         result = check_source(text)
-        errors += sum(d.severity.value == "error" for d in result.diagnostics)
-        for diagnostic in result.diagnostics:
+        diagnostics = list(result.diagnostics)
+        if not args.no_verify:
+            from argus.verify import verify_check
+
+            diagnostics += verify_check(result, timeout_ms=max(1, args.timeout_ms)).diagnostics
+            diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+        errors += sum(d.severity.value == "error" for d in diagnostics)
+        for diagnostic in diagnostics:
             if args.json:
                 records.append({"path": str(path), **diagnostic.model_dump(mode="json")})
             else:

@@ -79,6 +79,9 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
         if verdict.status == "proved":
             report.stats.proved += 1
             continue
+        if verdict.status == "suppressed":
+            report.stats.unknown += 1  # undecided, but its cause already has its own diagnostic
+            continue
         if verdict.status == "refuted":
             report.stats.refuted += 1
         else:
@@ -130,6 +133,7 @@ def diagnostic(ob: Obligation, verdict: Verdict, hint: str, variant: str) -> Dia
         if hint:
             message += f"; {hint}"
         d = make(ob.code, ob.span, message, related=related, verdict="refuted", counterexample=witness.model_dump())
+        d.data["kind"] = ob.kind
         if variant:
             d.data["variant"] = variant
     else:
@@ -138,6 +142,8 @@ def diagnostic(ob: Obligation, verdict: Verdict, hint: str, variant: str) -> Dia
             message += f"; {hint}"
         d = make("AR312", ob.span, message, related=list(ob.related), verdict="unknown", reason=verdict.reason)
         d.data.update(obligation=ob.code, kind=ob.kind, hint=hint)
+    if hint.startswith("`requires "):
+        d.data["requires"] = hint.split("`")[1].removeprefix("requires ")
     d.source = SOURCE
     return d
 
