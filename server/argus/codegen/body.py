@@ -37,6 +37,24 @@ def constant_source(text: str) -> Expr:
     return Expr(re.sub(r"\bcdiv\(", "tl.cdiv(", text), 14)
 
 
+def without_parens(text: str) -> str:
+    """`(BN * BM)` as `BN * BM` where the parentheses enclose the whole text."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return text
+    return text[1:-1]
+
+
+def range_arguments(start: Expr, stop: Expr, step: Expr) -> str:
+    if step.text == "1":
+        return str(stop) if start.text == "0" else f"{start}, {stop}"
+    return f"{start}, {stop}, {step}"
+
+
 @dataclass(slots=True)
 class Lines:
     """Generated lines, each with the 1-based Argus line it came from (None for scaffolding)."""
@@ -58,6 +76,7 @@ class BodyEmitter:
         self.names: dict[int, str] = {}
         self.exprs: dict[int, Expr] = {}
         self.holder: dict[str, ir.Value] = {}
+        self.yield_target: dict[int, str] = {}  # value id -> the branch result name it can be written to directly
         for param in kernel.params:
             self.names[param.value.id] = param.name
         for size, value in kernel.sizes.items():
@@ -113,9 +132,30 @@ class BodyEmitter:
                 if op.result.id in self.plan.inline:
                     self.exprs[op.result.id] = expr
                 else:
-                    name = self.bind(op.result, self.plan.position[id(op)])
+                    name = self.bind_result(op.result, self.plan.position[id(op)])
                     self.lines.add(indent, f"{name} = {expr}", line)
         return len(self.lines.rows) - before
+
+    def bind_result(self, value: ir.Value, position: float, base: str | None = None) -> str:
+        """Name a value; a branch's last value, yielded as the branch result, takes the result's name."""
+        target = self.yield_target.pop(value.id, None)
+        if target is None:
+            return self.bind(value, position, base)
+        self.names[value.id] = target
+        self.holder[target] = value
+        return target
+
+    def aim_yields(self, region: ir.Block, names: list[str]) -> None:
+        """A branch whose last op makes the value it yields writes that value straight into the result's name:
+        nothing in the branch runs after it, and the name's old value is not read after the `if`."""
+        live = [op for op in region.ops if id(op) in self.plan.live and op.kind != "tag"]
+        if not live or not live[-1].results:
+            return
+        last = {result.id for result in live[-1].results}
+        for name, value in zip(names, region.yields, strict=True):
+            value = self.plan.resolve(value)
+            if value.id in last and value.id not in self.plan.inline and value.id not in self.yield_target:
+                self.yield_target[value.id] = name
 
     def materialized(self, value: ir.Value, type_) -> str:
         """A value as a loop-carried or branch result: a literal becomes a typed scalar so that both sides of
@@ -160,10 +200,8 @@ class BodyEmitter:
             carried.append(name)
         self.assign_all(copies, indent, line)
         variable = self.bind(induction, position + 0.5, base=op.attrs.get("var"))
-        if op.attrs.get("static"):
-            self.lines.add(indent, f"for {variable} in tl.static_range({start}, {stop}, {step}):", line)
-        else:
-            self.lines.add(indent, f"for {variable} in range({start}, {stop}, {step}):", line)
+        iterable = "tl.static_range" if op.attrs.get("static") else "range"
+        self.lines.add(indent, f"for {variable} in {iterable}({range_arguments(start, stop, step)}):", line)
         written = self.block(body, indent + 1)
         pairs = [
             (name, self.materialized(y, arg.type)) for name, y, arg in zip(carried, body.yields, args, strict=True)
@@ -178,27 +216,28 @@ class BodyEmitter:
 
     def if_statement(self, op: ir.Op, indent: int) -> None:
         line, end = op.span.line + 1, self.plan.end[id(op)]
-        names = [
-            self.bind(result, end, base=label) for result, label in zip(op.results, op.attrs["names"], strict=True)
-        ]
+        labels = zip(op.results, op.attrs["names"], strict=True)
+        names = [self.bind_result(result, end, base=label) for result, label in labels]
         self.lines.add(indent, f"if {self.text(op.operands[0])}:", line)
         for index, region in enumerate(op.regions):
+            header = len(self.lines.rows)
             if index == 1:
                 self.lines.add(indent, "else:", line)
-            written = self.block(region, indent + 1)
-            pairs = [
-                (name, self.materialized(y, r.type))
-                for name, y, r in zip(names, region.yields, op.results, strict=True)
-            ]
-            before = len(self.lines.rows)
-            self.assign_all(pairs, indent + 1, line)
-            if not written and len(self.lines.rows) == before:
-                self.lines.add(indent + 1, "pass", line)
+            self.aim_yields(region, names)
+            self.block(region, indent + 1)
+            yields = zip(names, region.yields, op.results, strict=True)
+            self.assign_all([(name, self.materialized(y, r.type)) for name, y, r in yields], indent + 1, line)
+            if len(self.lines.rows) == header + index:  # the branch does nothing
+                if index == 1:
+                    self.lines.rows.pop()  # no `else:` at all
+                else:
+                    self.lines.add(indent + 1, "pass", line)
 
     # ---- expressions ----------------------------------------------------------------------------
     def shape(self, op: ir.Op) -> str:
         sources = op.attrs.get("shape_exprs") or [None] * len(op.attrs["shape"])
-        dims = [str(constant_source(s)) if s else str(d.value) for s, d in zip(sources, op.attrs["shape"], strict=True)]
+        pairs = zip(sources, op.attrs["shape"], strict=True)
+        dims = [without_parens(str(constant_source(s))) if s else str(d.value) for s, d in pairs]
         return tuple_of(dims)
 
     def expression(self, op: ir.Op) -> Expr:
@@ -212,7 +251,7 @@ class BodyEmitter:
                 return call(f"tl.{kind}", str(attrs["axis"]))
             case "arange":
                 n = attrs.get("n_expr")
-                return call("tl.arange", "0", str(constant_source(n)) if n else str(attrs["n"]))
+                return call("tl.arange", "0", without_parens(str(constant_source(n))) if n else str(attrs["n"]))
             case "zeros":
                 return call("tl.zeros", self.shape(op), dtype=triton_dtype(attrs["dtype"]))
             case "full":
