@@ -203,7 +203,8 @@ def test_an_in_bounds_element_is_not_confirmed_as_out_of_bounds():
 
 def test_two_programs_on_disjoint_elements_are_not_confirmed_as_a_race():
     kernel, witness = witness_of("race_overlapping_blocks")
-    witness["element"] = {"i": 0}
+    witness["program"], witness["element"] = {"program_id(0)": 0}, {"i": 0}
+    witness["second"] = dict(witness["second"], program={"program_id(0)": 1}, element={"i": 0})
     assert confirm(kernel, witness) != "confirmed"
 
 

@@ -256,7 +256,7 @@ class Concrete:
         layout = {(param.name, axis): (idx, labels[axis]) for axis, idx in enumerate(indices)}
         tags = {}
         for axis, label in enumerate(labels):
-            if labels.count(label) == 1:
+            if labels.count(label) == 1 and label.isidentifier():
                 tags[label] = int(indices[axis].flat[0]) if indices[axis].size else 0
         valid = None if not op.attrs.get("mask") else mask
         self.put(op, CVal(tuple(shape), array, layout, tags, valid))

@@ -26,9 +26,11 @@ from argus.verify.terms import (
     free_names,
     is_nonnegative,
     move_coords,
-    show,
     trunc_div,
     trunc_mod,
+)
+from argus.verify.terms import (
+    show as show_term,
 )
 
 INT_OPS = {
@@ -585,7 +587,7 @@ class Evaluator:
         origin = [z3.IntVal(0)] * len(access.shape)
         for axis, (index, label) in enumerate(zip(access.indices, access.labels, strict=True)):
             layout[(param.name, axis)] = Entry(index, label)
-            if counts[label] == 1:
+            if counts[label] == 1 and label.isidentifier():
                 tags[label] = move_coords(index, dict(enumerate(origin)))
         valid = None if parts.mask is None else access.mask
         self.result(op, Sym(access.shape, term, layout, tags, valid))
@@ -870,7 +872,22 @@ class Evaluator:
         if self.recording and self.record_obligations:
             self.obligations.append(obligation)
 
-    def layout_text(self, sym: Sym) -> str:
+    def source_names(self) -> dict[str, str]:
+        """The verifier's variable names as the kernel writes them: pid0 -> pm, e0 -> i, k0@13 -> k0."""
+        names = {f"e{k}": COORD_NAMES[k] for k in range(len(COORDS))}
+        for op in ir.walk_ops(self.kernel.body):
+            if op.kind == "program_id" and op.result.name:
+                names.setdefault(f"pid{op.attrs['axis']}{self.suffix}", op.result.name)
+            elif op.kind == "for":
+                names[f"{op.attrs['var']}@{op.span.line + 1}{self.suffix}"] = op.attrs["var"]
+        return names
+
+    def layout_text(self, sym: Sym, names: dict[str, str] | None = None) -> str:
+        names = names if names is not None else self.source_names()
+
+        def show(term):
+            return show_term(term, names)
+
         parts = []
         tensors: dict[str, list[tuple[int, Entry]]] = {}
         for (tensor, axis), entry in sym.layout.items():

@@ -115,7 +115,8 @@ def collect(kernel: ir.KernelIR, timeout_ms: int):
         sorted(shared.functions),
         {name: c.value for name, c in kernel.constants.items()},
     )
-    layouts = [ValueLayout(span, name, first.layout_text(sym)) for span, name, sym in first.layouts.values()]
+    names = first.source_names()
+    layouts = [ValueLayout(span, name, first.layout_text(sym, names)) for span, name, sym in first.layouts.values()]
     return obligations, prover, layouts
 
 

@@ -105,7 +105,57 @@ def ceil_div(a: z3.ArithRef, b: z3.ArithRef, nonnegative: frozenset[str] | set[s
     return trunc_div(a + b - 1, b, nonnegative)
 
 
-def show(term: z3.ExprRef) -> str:
-    """A short readable text for a term (layout hover, messages)."""
-    text = str(z3.simplify(term, som=True))
-    return " ".join(text.split())
+NEGATED = {z3.Z3_OP_LE: ">", z3.Z3_OP_LT: ">=", z3.Z3_OP_GE: "<", z3.Z3_OP_GT: "<="}
+COMPARISONS = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">", z3.Z3_OP_EQ: "=="}
+
+
+def show(term: z3.ExprRef, names: dict[str, str] | None = None) -> str:
+    """A term as Argus-like source text (layout hover, messages): `128*pm + i`, `(rm < M) & (k0 + j < K)`;
+    `names` renames the verifier's variables (pid0 -> pm, e0 -> i, k0@13 -> k0)."""
+    names = names or {}
+    return text_of(z3.simplify(term, som=True), names)
+
+
+def text_of(t: z3.ExprRef, names: dict[str, str]) -> str:
+    kind = t.decl().kind() if z3.is_app(t) else None
+    args = t.children()
+    if z3.is_int_value(t):
+        return str(t.as_long())
+    if z3.is_true(t) or z3.is_false(t):
+        return str(z3.is_true(t))
+    if z3.is_const(t):
+        return names.get(str(t), str(t))
+    if kind == z3.Z3_OP_ADD:
+        out = text_of(args[0], names)
+        for a in args[1:]:
+            part = text_of(a, names)
+            out += f" - {part[1:]}" if part.startswith("-") else f" + {part}"
+        return out
+    if kind == z3.Z3_OP_MUL:
+        return "*".join(wrap(a, names) for a in args)
+    if kind == z3.Z3_OP_SUB:
+        return " - ".join(wrap(a, names) for a in args)
+    if kind == z3.Z3_OP_UMINUS:
+        return "-" + wrap(args[0], names)
+    if kind in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD):
+        return f"{wrap(args[0], names)} {'//' if kind == z3.Z3_OP_IDIV else '%'} {wrap(args[1], names)}"
+    if kind in COMPARISONS:
+        return f"{text_of(args[0], names)} {COMPARISONS[kind]} {text_of(args[1], names)}"
+    if kind == z3.Z3_OP_NOT and args and z3.is_app(args[0]) and args[0].decl().kind() in NEGATED:
+        inner = args[0].children()
+        return f"{text_of(inner[0], names)} {NEGATED[args[0].decl().kind()]} {text_of(inner[1], names)}"
+    if kind == z3.Z3_OP_NOT:
+        return f"~{wrap(args[0], names)}"
+    if kind in (z3.Z3_OP_AND, z3.Z3_OP_OR):
+        return (" & " if kind == z3.Z3_OP_AND else " | ").join(wrap(a, names) for a in args)
+    if kind == z3.Z3_OP_ITE:
+        return f"where({', '.join(text_of(a, names) for a in args)})"
+    if kind == z3.Z3_OP_UNINTERPRETED and args:
+        return f"{t.decl().name()}[{', '.join(text_of(a, names) for a in args)}]"
+    return " ".join(str(t).split())
+
+
+def wrap(t: z3.ExprRef, names: dict[str, str]) -> str:
+    text = text_of(t, names)
+    simple = z3.is_const(t) or z3.is_int_value(t) or (z3.is_app(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED)
+    return text if simple else f"({text})"

@@ -1,0 +1,151 @@
+"""verify_check as its callers use it: examples prove clean, the cache, layouts, tune values, never raising."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from argus.cli.main import main
+from argus.dsl.check import check_source
+from argus.verify import VerifyCache, verify_check
+from argus.verify import evaluate as evaluate_module
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.argus"))
+
+OVERLAP_WHEN_RETUNED = """
+kernel scale(x: f32[N], y: out f32[N]):
+    tile BLOCK = 256 tune [256, 512], STEP = 256
+    grid (cdiv(N, STEP),)
+    offs = program_id(0) * STEP + arange(BLOCK)
+    v = load(x[offs], mask=offs < N, other=0)
+    store(y[offs], v * 2.0, mask=offs < N)
+"""
+
+TWO_KERNELS = """
+kernel first(x: f32[N], y: out f32[N]):
+    tile B = 128
+    grid (cdiv(N, B),)
+    i = program_id(0) * B + arange(B)
+    store(y[i], load(x[i], mask=i < N, other=0), mask=i <= N)
+
+kernel second(x: f32[N], y: out f32[N]):
+    tile B = 128
+    grid (cdiv(N, B),)
+    i = program_id(0) * B + arange(B)
+    store(y[i], load(x[i]), mask=i < N)
+"""
+
+
+def verify(text: str, **options):
+    return verify_check(check_source(text), **options)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_is_proved_with_no_warning_and_no_unknown(path):
+    result = verify(path.read_text())
+    assert [d.text_line(path.name) for d in result.diagnostics] == []
+    assert result.stats.obligations == result.stats.proved > 0
+
+
+def test_stats_add_up_and_time_is_measured():
+    result = verify(TWO_KERNELS)
+    stats = result.stats
+    assert stats.obligations == stats.proved + stats.refuted + stats.unknown
+    assert stats.refuted == 2 and stats.milliseconds > 0
+
+
+def test_refuted_diagnostic_carries_source_code_and_a_small_witness():
+    result = verify(TWO_KERNELS)
+    codes = sorted((d.code, d.line) for d in result.diagnostics)
+    assert codes == [("AR301", 5), ("AR301", 11)]
+    for d in result.diagnostics:
+        assert d.source == "argus.verify"
+        witness = d.data["counterexample"]
+        assert witness["kind"] == "in_bounds"
+        assert all(0 < n <= 4096 for n in witness["sizes"].values())
+        assert witness["line"] == d.line
+
+
+def test_a_kernel_with_errors_is_not_verified():
+    broken = TWO_KERNELS.replace("load(x[i]), mask", "load(x[i]), maks")
+    check = check_source(broken)
+    assert check.has_errors
+    result = verify_check(check)
+    assert [d.line for d in result.diagnostics] == [5]  # only the first kernel is verified
+
+
+def test_a_tune_value_is_verified_too():
+    result = verify(OVERLAP_WHEN_RETUNED)
+    races = [d for d in result.diagnostics if d.code == "AR302"]
+    assert len(races) == 1
+    assert "BLOCK = 512" in races[0].message and races[0].data["variant"]
+
+
+def test_cache_reverifies_only_the_kernel_that_changed():
+    cache = VerifyCache()
+    verify(TWO_KERNELS, cache=cache)
+    assert (cache.hits, cache.misses) == (0, 2)
+    edited = TWO_KERNELS.replace("tile B = 128\n", "tile B = 128\n    # a comment typed in the first kernel\n", 1)
+    again = verify(edited, cache=cache)
+    assert (cache.hits, cache.misses) == (1, 3)
+    # the second kernel's diagnostic, from the cache, has moved down with its kernel
+    assert sorted(d.line for d in again.diagnostics) == [6, 12]
+    witness_lines = sorted(d.data["counterexample"]["line"] for d in again.diagnostics)
+    assert witness_lines == [6, 12]
+
+
+def test_cache_is_bounded():
+    cache = VerifyCache(max_entries=2)
+    for block in (64, 128, 256, 512):
+        verify(TWO_KERNELS.replace("B = 128", f"B = {block}"), cache=cache)
+    assert len(cache) == 2
+
+
+def test_layouts_give_each_named_value_its_index_map():
+    text = (ROOT / "examples" / "matmul.argus").read_text()
+    layouts = {v.name: v.text for v in verify(text).layouts}
+    assert layouts["a"].startswith("[128x64] (i, j) -> A[M: ")
+    assert "K: k0 + j" in layouts["a"] and "mask" in layouts["a"]
+    assert "tags" in layouts["a"] and "K=k0" in layouts["a"]
+    assert layouts["rm"] == "[128] (i) -> value 128*pm + i"
+
+
+def test_an_internal_failure_becomes_an_unknown_verdict(monkeypatch):
+    def broken(self, op, context):
+        raise ValueError("simulated verifier bug")
+
+    monkeypatch.setattr(evaluate_module.Evaluator, "op_dot", broken)
+    result = verify((ROOT / "examples" / "matmul.argus").read_text())
+    assert [d.code for d in result.diagnostics] == ["AR312"]
+    assert "simulated verifier bug" in result.diagnostics[0].data["reason"]
+
+
+def test_a_tiny_time_budget_gives_unknowns_or_proofs_never_false_errors():
+    text = (ROOT / "examples" / "moe_gemm.argus").read_text()
+    result = verify(text, timeout_ms=1)
+    assert all(d.code == "AR312" for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("cut", range(40, 1400, 97))
+def test_a_half_typed_kernel_never_raises(cut):
+    text = (ROOT / "examples" / "attention.argus").read_text()[:cut]
+    verify(text)
+
+
+def test_cli_json_carries_the_counterexample(tmp_path, capsys):
+    path = tmp_path / "k.argus"
+    path.write_text(TWO_KERNELS)
+    assert main(["check", "--json", str(path)]) == 1
+    records = json.loads(capsys.readouterr().out)
+    verified = [r for r in records if r["source"] == "argus.verify"]
+    assert {r["data"]["counterexample"]["kind"] for r in verified} == {"in_bounds"}
+
+
+def test_cli_no_verify_skips_the_verifier(tmp_path, capsys):
+    path = tmp_path / "k.argus"
+    path.write_text(TWO_KERNELS)
+    assert main(["check", "--no-verify", str(path)]) == 0
+    assert "AR301" not in capsys.readouterr().out
