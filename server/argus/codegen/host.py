@@ -91,7 +91,8 @@ def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
     lines.add(1, "requires = [")
     for value, span in kernel.requires:
         text = str(host.of(value))
-        lines.add(2, f"({text!r}, bool({text})),", span.line + 1)
+        shown = re.sub(r"\b_(cdiv|partition)\(", r"\1(", text)  # as the Argus source writes it
+        lines.add(2, f"({shown!r}, bool({text})),", span.line + 1)
     lines.add(1, "]")
     lines.add(1, "return grid, requires")
     return lines

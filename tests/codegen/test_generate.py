@@ -1,0 +1,126 @@
+"""The generated module's contract: what it imports, what it defines, how its lines map back to Argus, and
+what generation refuses."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+from codegen_support import EXAMPLES, KERNELS
+
+from argus.codegen import CodegenError, GeneratedModule, KernelInfo, generate
+from argus.dsl.check import check_source
+
+EXAMPLE = {path.stem: path for path in EXAMPLES}
+
+
+def generated(path) -> GeneratedModule:
+    return generate(check_source(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("path", EXAMPLES + KERNELS, ids=lambda p: p.stem)
+def test_module_imports_only_math_torch_and_triton(path):
+    tree = ast.parse(generated(path).source)
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module)
+    assert imported <= {"math", "torch", "triton", "triton.language"}
+
+
+@pytest.mark.parametrize("path", EXAMPLES + KERNELS, ids=lambda p: p.stem)
+def test_source_map_matches_the_argus_line_comments(path):
+    module = generated(path)
+    lines = module.source.splitlines()
+    commented = {
+        number: int(match.group(1))
+        for number, line in enumerate(lines, start=1)
+        if (match := re.search(r"# argus:(\d+)$", line))
+    }
+    assert module.line_map == commented
+    declared = re.search(r"^SOURCE_MAP = (\{.*\})$", module.source, re.MULTILINE)
+    assert ast.literal_eval(declared.group(1)) == module.line_map
+    argus_lines = path.read_text(encoding="utf-8").splitlines()
+    store_lines = [n for n, line in enumerate(lines, start=1) if "tl.store(" in line or "tl.atomic_add(" in line]
+    assert store_lines
+    for number in store_lines:  # each store maps to the Argus line that writes it
+        target = argus_lines[module.line_map[number] - 1]
+        assert "store(" in target or "atomic_add(" in target
+
+
+def test_kernel_infos_describe_parameters_constants_and_tune_configs():
+    module = generated(EXAMPLE["moe_gemm"])
+    info = module.kernels["moe_gemm"]
+    assert isinstance(info, KernelInfo) and info.name == "moe_gemm"
+    assert [p["name"] for p in info.params] == ["X", "W", "offsets", "Y"]
+    assert info.params[2] == {
+        "name": "offsets",
+        "kind": "tensor",
+        "dtype": "i32",
+        "shape": ["E + 1"],
+        "out": False,
+        "default": None,
+    }
+    assert info.params[3]["out"] is True
+    assert info.constants == {"BM": 128, "BN": 256, "BK": 64}
+    assert info.configs == [
+        {"BM": 64, "BN": 128},
+        {"BM": 64, "BN": 256},
+        {"BM": 128, "BN": 128},
+        {"BM": 128, "BN": 256},
+    ]
+    assert info.line_map and set(info.line_map.items()) <= set(module.line_map.items())
+
+
+def test_scalar_parameters_carry_their_defaults():
+    info = generated(EXAMPLE["layernorm"]).kernels["layernorm"]
+    eps = info.params[-1]
+    assert eps["kind"] == "scalar" and eps["dtype"] == "f32" and eps["default"] == pytest.approx(1e-5)
+
+
+def test_policy_settings_are_tuned_with_the_constants():
+    info = generated(next(p for p in KERNELS if p.stem == "scaled_gemm")).kernels["scaled_gemm"]
+    assert {"BN": 16, "num_warps": 2} in info.configs and len(info.configs) == 4
+
+
+def test_tile_constants_stay_names_in_the_kernel():
+    source = generated(EXAMPLE["matmul"]).source
+    assert "tl.arange(0, BM)" in source and "range(0, K, BK)" in source and "tl.zeros((BM, BN)" in source
+
+
+def test_tags_assertions_and_invariants_generate_nothing():
+    text = """
+kernel twice(x: f32[N], y: out f32[N]):
+    tile B = 64
+    grid (cdiv(N, B),)
+    offs = program_id(0) * B + arange(B)
+    v = tag(load(x[offs], mask=offs < N, other=0), k=0)
+    assert_tag(v, k=0)
+    acc = zeros((B,), f32)
+    for i in range(0, 2):
+        invariant i >= 0
+        acc += v
+    store(y[offs], acc, mask=offs < N)
+"""
+    module = generate(check_source(text))
+    body = module.source.split("def twice_kernel")[1].split("def _twice_launch")[0]
+    assert not any(word in body for word in ("tag(", "assert", "invariant"))
+    assert "v = tl.load(" in body and "acc = acc + v" in body
+
+
+def test_dot_precision_is_passed_for_f32_operands_only():
+    assert 'input_precision="ieee"' in generated(next(p for p in KERNELS if p.stem == "scaled_gemm")).source
+    assert "input_precision" not in generated(EXAMPLE["matmul"]).source.split("def _matmul_launch")[0]
+
+
+def test_file_with_errors_is_refused():
+    with pytest.raises(CodegenError, match="error"):
+        generate(check_source((EXAMPLE["matmul"].parent / "buggy" / "matmul_bugs.argus").read_text()))
+
+
+def test_file_without_kernels_is_refused():
+    with pytest.raises(CodegenError, match="no kernel"):
+        generate(check_source("# nothing here\n"))

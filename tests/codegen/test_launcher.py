@@ -1,0 +1,157 @@
+"""The launcher checks every argument before launching: each kind of bad argument raises ArgusLaunchError,
+whose message names the parameter, what was expected and what came. A recorder stands in for the jit function
+(conftest.py), so the launch the checks let through is inspected rather than run."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from codegen_support import EXAMPLES
+
+EXAMPLE = {path.stem: path for path in EXAMPLES}
+
+
+def matmul_args(M=100, N=72, K=80):
+    return torch.randn(M, K).half(), torch.randn(K, N).half(), torch.randn(N).half(), torch.empty(M, N).half()
+
+
+def launch_error(launcher, *args, **kwargs) -> str:
+    error_type = launcher.__globals__["ArgusLaunchError"]
+    with pytest.raises(error_type) as caught:
+        launcher(*args, **kwargs)
+    assert isinstance(caught.value, ValueError)
+    return str(caught.value)
+
+
+def test_good_arguments_launch_with_sizes_strides_and_declared_constants(build):
+    module = build(EXAMPLE["matmul"])
+    A, B, bias, C = matmul_args()
+    module.matmul(A, B.t().contiguous().t(), bias, C)
+    (launch,) = module.KERNELS["matmul"]["jit"].launches
+    assert launch["grid"] == (1, 1)  # cdiv(100, 128), cdiv(72, 256)
+    assert launch["args"][4:7] == (100, 80, 72)  # M, K, N in declaration order
+    assert launch["args"][9:11] == (1, 80)  # B's strides: a column-major view
+    assert launch["kwargs"] == {"BM": 128, "BN": 256, "BK": 64, "num_warps": 8, "num_stages": 3}
+
+
+def test_overrides_change_tile_constants_policy_and_the_grid(build):
+    module = build(EXAMPLE["matmul"])
+    module.matmul(*matmul_args(M=300), BM=64, BN=128, num_warps=4)
+    (launch,) = module.KERNELS["matmul"]["jit"].launches
+    assert launch["grid"] == (5, 1)
+    assert launch["kwargs"]["BM"] == 64 and launch["kwargs"]["num_warps"] == 4
+
+
+def test_parameters_can_be_passed_by_name(build):
+    module = build(EXAMPLE["matmul"])
+    A, B, bias, C = matmul_args()
+    module.matmul(A=A, B=B, bias=bias, C=C)
+    assert len(module.KERNELS["matmul"]["jit"].launches) == 1
+
+
+def test_wrong_dtype_names_the_parameter_and_both_dtypes(build):
+    module = build(EXAMPLE["matmul"])
+    A, B, bias, C = matmul_args()
+    message = launch_error(module.matmul, A.float(), B, bias, C)
+    assert "`A`" in message and "f16" in message and "f32 tensor" in message
+
+
+def test_wrong_rank_is_reported(build):
+    module = build(EXAMPLE["matmul"])
+    A, B, bias, C = matmul_args()
+    message = launch_error(module.matmul, A, B, bias.view(1, -1), C)
+    assert "`bias`" in message and "rank 1" in message and "rank 2" in message
+
+
+def test_inconsistent_size_names_where_the_size_came_from(build):
+    module = build(EXAMPLE["matmul"])
+    A, _, bias, C = matmul_args()
+    message = launch_error(module.matmul, A, torch.randn(81, 72).half(), bias, C)
+    assert "`B`" in message and "K = 80" in message and "`A`" in message and "[81, 72]" in message
+
+
+def test_tensors_on_different_devices_are_rejected(build):
+    module = build(EXAMPLE["vector_add"])
+    x = torch.randn(10)
+    message = launch_error(module.vector_add, x, torch.empty(10, device="meta"), torch.empty(10))
+    assert "`y`" in message and "cpu" in message and "meta" in message
+
+
+def test_cpu_tensors_need_a_gpu_or_the_interpreter(build):
+    module = build(EXAMPLE["vector_add"], record=False)
+    x = torch.randn(10)
+    message = launch_error(module.vector_add, x, x.clone(), torch.empty(10))
+    assert "`x`" in message and "CUDA" in message and "TRITON_INTERPRET" in message
+
+
+def test_violated_requires_shows_the_condition_and_the_values(build):
+    module = build(EXAMPLE["softmax"])
+    message = launch_error(module.softmax, torch.randn(4, 5000).half(), torch.empty(4, 5000).half())
+    assert "requires N <= BN" in message and "N=5000" in message and "BN=4096" in message
+
+
+def test_requires_is_checked_with_overridden_constants(build):
+    module = build(EXAMPLE["softmax"])
+    x = torch.randn(4, 1000).half()
+    message = launch_error(module.softmax, x, torch.empty_like(x), BN=512)
+    assert "BN=512" in message
+
+
+def test_violated_data_fact_is_reported(build):
+    module = build(EXAMPLE["moe_gemm"])
+    X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()
+    offsets = torch.tensor([0, 30, 20, 50, 64], dtype=torch.int32)  # not sorted
+    message = launch_error(module.moe_gemm, X, W, offsets, Y)
+    assert "partition(offsets, M)" in message
+    module.moe_gemm(X, W, torch.tensor([0, 10, 20, 50, 64], dtype=torch.int32), Y)
+    assert len(module.KERNELS["moe_gemm"]["jit"].launches) == 1
+
+
+def test_size_from_an_offset_dimension(build):
+    module = build(EXAMPLE["moe_gemm"])
+    X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()
+    message = launch_error(module.moe_gemm, X, W, torch.zeros(4, dtype=torch.int32), Y)
+    assert "`offsets`" in message and "E = 4" in message
+
+
+def test_too_few_arguments(build):
+    module = build(EXAMPLE["matmul"])
+    A, B, bias, _ = matmul_args()
+    message = launch_error(module.matmul, A, B, bias)
+    assert "`C`" in message and "4 arguments" in message
+
+
+def test_too_many_arguments(build):
+    module = build(EXAMPLE["vector_add"])
+    x = torch.randn(10)
+    message = launch_error(module.vector_add, x, x, x, x)
+    assert "at most 3 arguments" in message and "(x, y, z)" in message
+
+
+def test_unknown_keyword_lists_what_is_accepted(build):
+    module = build(EXAMPLE["vector_add"])
+    x = torch.randn(10)
+    message = launch_error(module.vector_add, x, x, x, BLOKC=512)
+    assert "`BLOKC`" in message and "BLOCK" in message and "num_warps" in message
+
+
+def test_scalar_parameter_must_be_a_number(build):
+    module = build(EXAMPLE["layernorm"])
+    x, w = torch.randn(3, 8).half(), torch.randn(8).half()
+    message = launch_error(module.layernorm, x, w, w, torch.empty_like(x), torch.tensor(1e-5))
+    assert "`eps`" in message and "f32 scalar" in message
+
+
+def test_scalar_default_is_used_when_omitted(build):
+    module = build(EXAMPLE["layernorm"])
+    x, w = torch.randn(3, 8).half(), torch.randn(8).half()
+    module.layernorm(x, w, w, torch.empty_like(x))
+    (launch,) = module.KERNELS["layernorm"]["jit"].launches
+    assert launch["args"][4] == pytest.approx(1e-5)
+
+
+def test_tensor_where_a_scalar_dimension_is_fixed_by_a_tile_constant(build):
+    module = build(EXAMPLE["attention"])
+    q = torch.randn(1, 2, 256, 64).half()
+    message = launch_error(module.attention, q, q, q, torch.empty_like(q))
+    assert "`Q`" in message and "D = 128" in message
