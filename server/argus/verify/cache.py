@@ -13,7 +13,7 @@ from dataclasses import replace
 from argus.dsl import ir
 from argus.dsl.diagnostics import Position, Range, Related
 from argus.dsl.spans import Span
-from argus.verify.kernel import KernelReport, ValueLayout
+from argus.verify.kernel import KernelReport
 
 
 def kernel_key(kernel: ir.KernelIR, timeout_ms: int) -> str:
@@ -70,8 +70,7 @@ def shifted(report: KernelReport, delta: int) -> KernelReport:
         related = [Related(range=move(r.range), message=r.message) for r in d.related]
         diagnostics.append(d.model_copy(update={"range": move(d.range), "related": related, "data": data}))
     layouts = [
-        ValueLayout(Span(v.span.line + delta, v.span.col, v.span.end_line + delta, v.span.end_col), v.name, v.text)
-        for v in report.layouts
+        v.moved(Span(v.span.line + delta, v.span.col, v.span.end_line + delta, v.span.end_col)) for v in report.layouts
     ]
     return replace(report, diagnostics=diagnostics, layouts=layouts)
 

@@ -13,7 +13,7 @@ import z3
 
 from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Obligation
-from argus.verify.terms import substitute
+from argus.verify.terms import applications, depends_on, substitute
 
 TARGETS = [z3.Int(f"x{k}") for k in range(4)]
 
@@ -133,8 +133,6 @@ class Guess:
 
 
 def apps_of(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
-    from argus.verify.terms import applications
-
     return applications(term, name)
 
 
@@ -151,11 +149,10 @@ def remainder_of(term: z3.ExprRef, p: z3.ArithRef, b: z3.ArithRef) -> bool:
 def linearize(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]):
     """term == sum(coef * unknown) + rest with integer coefficients, or None when an unknown is not linear."""
     names = set(unknowns)
+    variables = list(unknowns.values())
 
     def free_of_unknowns(t) -> bool:
-        from argus.verify.terms import free_names
-
-        return not (free_names(t) & names)
+        return not depends_on(t, variables)
 
     def walk(t):
         if z3.is_const(t) and str(t) in names:

@@ -23,6 +23,7 @@ from argus.verify.terms import (
     COORD_NAMES,
     COORDS,
     ceil_div,
+    depends_on,
     free_names,
     is_nonnegative,
     move_coords,
@@ -452,7 +453,7 @@ class Evaluator:
             mapping[k] = COORDS[k] if keep or k < axis else COORDS[k - 1]
         layout = {}
         for key, entry in x.layout.items():
-            if f"e{axis}" in free_names(entry.term):
+            if depends_on(entry.term, [COORDS[axis]]):
                 continue
             layout[key] = Entry(move_coords(entry.term, mapping), entry.label, True, op.span)
         term = self.shared.fresh(f"{op.attrs['fn']} of integers") if is_int(op.result.type) else None
@@ -470,9 +471,9 @@ class Evaluator:
         batch = [COORDS[0]] if rank == 3 else []
         a_map = {**dict(enumerate(batch)), rank - 2: i, rank - 1: kk}
         b_map = {**dict(enumerate(batch)), rank - 2: kk, rank - 1: j}
-        a_axis, b_axis = f"e{rank - 1}", f"e{rank - 2}"
-        a_contracted = {k: e for k, e in a.layout.items() if a_axis in free_names(e.term)}
-        b_contracted = {k: e for k, e in b.layout.items() if b_axis in free_names(e.term)}
+        a_axis, b_axis = [COORDS[rank - 1]], [COORDS[rank - 2]]
+        a_contracted = {k: e for k, e in a.layout.items() if depends_on(e.term, a_axis)}
+        b_contracted = {k: e for k, e in b.layout.items() if depends_on(e.term, b_axis)}
         shape = shape_of(op.result.type)
         ranges = [z3.And(i >= 0, i < a.shape[-2]), z3.And(kk >= 0, kk < a.shape[-1]), z3.And(j >= 0, j < b.shape[-1])]
         ranges += coord_ranges(shape[:-2])
@@ -574,6 +575,7 @@ class Evaluator:
         term = None
         if is_int(op.result.type) or is_bool(op.result.type):
             data = self.shared.data(param.name, len(access.indices))(*access.indices)
+            self.shared.facts.note(param.name, data)
             if is_bool(op.result.type):
                 data = data != 0
             other = self.aligned(self.get(parts.other), access.shape).term if parts.other is not None else None

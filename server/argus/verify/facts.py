@@ -24,15 +24,33 @@ class Partition:
 @dataclass(slots=True)
 class DataFacts:
     partitions: dict[str, Partition] = field(default_factory=dict)
+    loaded: dict[str, list[z3.ExprRef]] = field(default_factory=dict)  # every T[...] the evaluation created
+    cached: list[z3.BoolRef] | None = None  # the instances over `loaded`, built once per kernel
 
-    def instances(self, formulas: list[z3.BoolRef]) -> list[z3.BoolRef]:
+    def note(self, name: str, application: z3.ExprRef) -> None:
+        """Remember a data application, so that queries need not search their formulas for them."""
+        if name not in self.partitions:
+            return  # only partitioned tensors have facts to instantiate
+        known = self.loaded.setdefault(name, [])
+        if not any(application.eq(a) for a in known):
+            known.append(application)
+            self.cached = None
+
+    def instances(self, formulas: list[z3.BoolRef] | None = None) -> list[z3.BoolRef]:
+        """Instances over the applications the evaluation created (a superset of those a query mentions:
+        instances about terms a query does not mention constrain nothing it cares about), or, for
+        formulas built elsewhere, over the applications found in `formulas`."""
+        if not formulas and self.cached is not None:
+            return self.cached
         facts: list[z3.BoolRef] = []
         for name, fact in self.partitions.items():
             last = fact.length - 1
             first_cut, last_cut = fact.function(z3.IntVal(0)), fact.function(last)
             apps = [first_cut, last_cut]
-            for formula in formulas:
-                apps.extend(a for a in applications(formula, name) if not any(a.eq(b) for b in apps))
+            found = list(self.loaded.get(name, []))
+            for formula in formulas or []:
+                found += applications(formula, name)
+            apps.extend(a for a in found if not any(a.eq(b) for b in apps))
             facts += [first_cut == 0, last_cut == fact.total, fact.total >= 0]
             for app in apps:
                 index = app.arg(0)
@@ -43,4 +61,6 @@ class DataFacts:
                         continue
                     ia, ib = a.arg(0), b.arg(0)
                     facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), a <= b))
+        if not formulas:
+            self.cached = facts
         return facts

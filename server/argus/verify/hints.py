@@ -25,7 +25,7 @@ def suggest_requires(prover, ob: Obligation) -> str:
         solver.set("timeout", max(1, prover.timeout_ms // 4))
         claim = z3.And(*ob.assumptions, z3.Not(ob.goal))
         solver.add(*prover.base, claim, condition)
-        solver.add(*prover.facts.instances([claim, *prover.base]))
+        solver.add(*prover.facts.instances())
         if solver.check() == z3.unsat:
             return f"`requires {text}` would prove it"
     return ""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import z3
 
@@ -20,13 +22,35 @@ from argus.verify.solve import Prover, Verdict
 SOURCE = "argus.verify"
 
 
-@dataclass(slots=True)
 class ValueLayout:
-    """The layout of one named value, one line of text for hover: index map per tensor axis, mask, tags."""
+    """The layout of one named value, one line of text for hover: index map per tensor axis, mask, tags.
 
-    span: Span
-    name: str
-    text: str
+    The text is rendered on first use (a hover asks for one value; rendering all of them would cost as much
+    as proving the kernel)."""
+
+    __slots__ = ("_render", "_text", "name", "span")
+
+    def __init__(self, span: Span, name: str, text: str | None = None, render: Callable[[], str] | None = None):
+        self.span = span
+        self.name = name
+        self._text = text
+        self._render = render
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            try:
+                self._text = self._render() if self._render is not None else ""
+            except Exception as error:  # a hover must never fail because of a rendering bug
+                self._text = f"(layout unavailable: {error!r})"
+            self._render = None
+        return self._text
+
+    def moved(self, span: Span) -> ValueLayout:
+        return ValueLayout(span, self.name, self._text, self._render)
+
+    def __repr__(self) -> str:
+        return f"ValueLayout({self.span}, {self.name!r}, {self.text!r})"
 
 
 @dataclass(slots=True)
@@ -63,11 +87,12 @@ def program_names(kernel: ir.KernelIR) -> list[str]:
 
 
 def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> KernelReport:
-    """Every obligation of one kernel; an internal failure becomes an unknown verdict, never an exception."""
+    """Every obligation of one kernel; an internal failure becomes an unknown verdict, never an exception.
+    Layouts (hover text) are produced for the declared constants only, not for a tune variant."""
     started = time.perf_counter()
     report = KernelReport()
     try:
-        obligations, prover, layouts = collect(kernel, timeout_ms)
+        obligations, prover, layouts = collect(kernel, timeout_ms, with_layouts=not variant)
     except (Unsupported, z3.Z3Exception, RecursionError, KeyError, ValueError, TypeError, IndexError) as error:
         report.diagnostics.append(unknown_kernel(kernel, f"the verifier cannot model this kernel: {error}"))
         report.stats = VerifyStats(1, 0, 0, 1, (time.perf_counter() - started) * 1000)
@@ -92,7 +117,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
     return report
 
 
-def collect(kernel: ir.KernelIR, timeout_ms: int):
+def collect(kernel: ir.KernelIR, timeout_ms: int, with_layouts: bool = True):
     shared = Shared(kernel)
     first = Evaluator(shared, "", record_obligations=True)
     requires, grid = first.launch()
@@ -115,8 +140,13 @@ def collect(kernel: ir.KernelIR, timeout_ms: int):
         sorted(shared.functions),
         {name: c.value for name, c in kernel.constants.items()},
     )
-    names = first.source_names()
-    layouts = [ValueLayout(span, name, first.layout_text(sym, names)) for span, name, sym in first.layouts.values()]
+    layouts = []
+    if with_layouts:
+        names = first.source_names()
+        layouts = [
+            ValueLayout(span, name, render=partial(first.layout_text, sym, names))
+            for span, name, sym in first.layouts.values()
+        ]
     return obligations, prover, layouts
 
 

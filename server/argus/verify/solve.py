@@ -54,7 +54,7 @@ class Prover:
         claim = z3.And(*ob.assumptions, z3.Not(goal))
         solver.add(*self.base)
         solver.add(claim)
-        solver.add(*self.facts.instances([claim, *self.base]))
+        solver.add(*self.facts.instances())
         answer = solver.check()
         if answer == z3.unsat:
             return Verdict("proved")

@@ -63,8 +63,15 @@ def applications(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
     return found
 
 
-def uses_coord(term: z3.ExprRef, k: int) -> bool:
-    return f"e{k}" in free_names(term)
+PROBE = z3.Int("?probe")
+
+
+def depends_on(term: z3.ExprRef, variables: list[z3.ExprRef]) -> bool:
+    """Whether a term mentions any of `variables`: one substitution in z3's C code (terms are hash-consed, so
+    an unchanged term is the same term), much cheaper than walking it from Python."""
+    if not variables:
+        return False
+    return not z3.substitute(term, *[(v, PROBE) for v in variables]).eq(term)
 
 
 def is_nonnegative(term: z3.ExprRef, names: set[str]) -> bool:
