@@ -71,9 +71,13 @@ class CorrectFacts(Model):
     seeds: list[int]
     sizes: list[dict[str, int]] = Field(description="the problem sizes of each trial")
     interpreter: bool = Field(description="ran through TRITON_INTERPRET=1 (on the CPU)")
-    tolerance: dict[str, float] = Field(description="atol and rtol per output: |got - ref| <= atol + rtol * |ref|")
+    tolerance: dict[str, float] = Field(
+        description="per output, tol = atol = rtol: an element passes when |got - ref| <= tol * (1 + |ref|)"
+    )
     max_abs_error: float | None = None
-    max_rel_error: float | None = Field(None, description="max of |got - ref| / (|ref| + atol)")
+    max_rel_error: float | None = Field(
+        None, description="max of |got - ref| / (1 + |ref|), the measure the tolerance bounds: passes when <= tol"
+    )
     first_mismatch: Mismatch | None = None
 
 

@@ -39,16 +39,16 @@ class LaunchRecorder:
 
     def __init__(self, jit) -> None:
         self.jit = jit
-        self.calls: list[tuple[tuple, dict]] = []
+        self.calls: list[tuple[object, tuple, dict]] = []  # (grid, args, kwargs)
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            self.calls.append((args, kwargs))
+            self.calls.append((grid, args, kwargs))
 
         return launch
 
     def run(self, *args, grid=None, warmup=False, **kwargs):
-        self.calls.append((args, kwargs))
+        self.calls.append((grid, args, kwargs))
 
     def __getattr__(self, name):
         return getattr(self.jit, name)
@@ -59,7 +59,8 @@ class InterpretedFunction(LaunchRecorder):
     launches nothing, so the compile stage can record a launch on the CPU without a GPU or the interpreter."""
 
 
-def record_launch(module, kernel: str, inputs: dict) -> tuple[tuple, dict]:
+def record_launch(module, kernel: str, inputs: dict) -> tuple[object, tuple, dict]:
+    """(grid, args, kwargs) the launcher passes to its jit function for these inputs, launching nothing."""
     entry = module.KERNELS[kernel]
     jit = entry["jit"]
     names = [name for name, value in vars(module).items() if value is jit]
@@ -199,7 +200,8 @@ def target_for(device: str):
         import torch
 
         major, minor = torch.cuda.get_device_capability()
-        limit = torch.cuda.get_device_properties(0).shared_memory_per_block_optin
+        properties = torch.cuda.get_device_properties(torch.cuda.current_device())
+        limit = getattr(properties, "shared_memory_per_block_optin", SM90_SHARED_MEMORY_BYTES)
         return GPUTarget("cuda", major * 10 + minor, 32), limit
     return GPUTarget("cuda", 90, 32), SM90_SHARED_MEMORY_BYTES
 
@@ -222,7 +224,7 @@ def compile_kernel(phases: Phases, device: str) -> dict:
     phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
     entry = module.KERNELS[kernel]
     inputs = phases.run("inputs", problem.make_inputs, problem.SIZES["small"], 0, device)
-    args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
+    _, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
     signature, constexprs, attrs, options = phases.run("launch", compile_request, entry["jit"], args, kwargs)
     target, shared_limit = target_for(device)
     arch = f"sm_{target.arch}"

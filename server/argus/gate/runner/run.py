@@ -200,7 +200,17 @@ class Runner:
         record, _, _ = self.spawn("probe", None, 120)
         self.device = record["device"] if record else "cpu"
 
-    def measure_ceilings(self) -> None:
+    def measure_ceilings(self, reuse: str | None) -> None:
+        """Measure the GPU's ceilings once; with `reuse`, a file shared by several bundles in one run."""
+        if reuse and Path(reuse).exists():
+            self.ceilings = json.loads(Path(reuse).read_text(encoding="utf-8"))
+            progress(f"ceilings from {reuse} (measured earlier in this run)")
+            return
+        self.measure()
+        if reuse and self.ceilings is not None:
+            Path(reuse).write_text(json.dumps(self.ceilings), encoding="utf-8")
+
+    def measure(self) -> None:
         progress("measuring the ceilings: copy bandwidth, cuBLAS fp16 and bf16 GEMM")
         record, status, output = self.spawn("ceilings", None, 300)
         if record is None:
@@ -281,7 +291,8 @@ class Runner:
         if looks_out_of_memory(status, output):
             message = f"{kernel}: {stage} ran out of memory ({failure_text(status, output)})"
             return error("AR506", message, stage, line, detail=tail, generated_line=generated)
-        message = f"{kernel}: the {stage} process crashed ({failure_text(status, output)})"
+        verb = "crashed" if status < 0 else "failed"
+        message = f"{kernel}: the {stage} process {verb} ({failure_text(status, output)})"
         return error("AR505", message, stage, line, detail=tail, generated_line=generated)
 
 
@@ -325,7 +336,7 @@ def run_all(args: argparse.Namespace) -> int:
     runner = Runner(bundle, args)
     runner.resolve_device()
     if "profile" in args.stage and runner.device == "cuda":
-        runner.measure_ceilings()
+        runner.measure_ceilings(args.ceilings_file)
     results = []
     for kernel in args.kernel or bundle.kernels:
         results.append(runner.gate(kernel))
@@ -348,6 +359,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile-trials", type=int, default=100, help="timed launches (at least 100)")
     parser.add_argument("--seed", type=int, help="the first trial's seed (default: a random one, reported)")
     parser.add_argument("--memory-limit-mb", type=int, default=DEFAULT_MEMORY_LIMIT_MB, help="CPU children; 0: none")
+    parser.add_argument("--ceilings-file", help="reuse the ceilings in this file, or measure and write them there")
     parser.add_argument("--worker", choices=("probe", "ceilings", *STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     parser.add_argument("--ceilings", help=argparse.SUPPRESS)
