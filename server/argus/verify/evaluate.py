@@ -247,13 +247,16 @@ class Evaluator:
         tags: dict[str, z3.ArithRef] = {}
         valid = None
         for sym in operands:
-            layout = self.merge_layouts(layout, sym.layout, shape, op, context)
-            tags = merge_tags(tags, sym.tags)
             if sym.valid is not None:
                 valid = sym.valid if valid is None else z3.And(valid, sym.valid)
+        for sym in operands:
+            layout = self.merge_layouts(layout, sym.layout, shape, op, context, valid)
+            tags = merge_tags(tags, sym.tags)
         self.result(op, Sym(shape, term, layout, tags, valid))
 
-    def merge_layouts(self, a: dict[Key, Entry], b: dict[Key, Entry], shape, op: ir.Op, context: Context):
+    def merge_layouts(
+        self, a: dict[Key, Entry], b: dict[Key, Entry], shape, op: ir.Op, context: Context, valid=None
+    ) -> dict[Key, Entry]:
         merged = dict(a)
         for key, entry in b.items():
             other = merged.get(key)
@@ -265,13 +268,14 @@ class Evaluator:
                 continue
             if other.stat or entry.stat:
                 stat, full = (other, entry) if other.stat else (entry, other)
-                self.alignment(op, key, stat, full, shape, context)
+                self.alignment(op, key, stat, full, shape, context, valid)
                 merged[key] = full if not full.stat else stat
             else:
                 del merged[key]  # two different indices of one axis (a stencil): the value stands for neither
         return merged
 
-    def alignment(self, op: ir.Op, key: Key, stat: Entry, full: Entry, shape, context: Context) -> None:
+    def alignment(self, op: ir.Op, key: Key, stat: Entry, full: Entry, shape, context: Context, valid=None) -> None:
+        """Only elements a mask lets through count: padding combined with another row's statistic is harmless."""
         where = f"line {stat.origin.line + 1}" if stat.origin else "a reduction"
         related = [(stat.origin, "the statistic is computed here")] if stat.origin else []
         self.emit(
@@ -282,7 +286,7 @@ class Evaluator:
                 f"a statistic reduced at {where} is applied to other {key[0]} indices (axis {key[1]}, "
                 f"{full.label}) than it was computed from",
                 full.term == stat.term,
-                context.assumptions + coord_ranges(shape),
+                context.assumptions + coord_ranges(shape) + ([valid] if valid is not None else []),
                 context.loops,
                 self.program,
                 coord_list(shape),
