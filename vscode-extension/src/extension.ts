@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 
 import { ArgusClient } from "./client";
-import { summarizeGateResponse } from "./gateStatus";
+import { gateResultsIn, summarizeGateResponse } from "./gateStatus";
 import { kernelAt, kernelsIn } from "./kernels";
 import { REFINE, RUN_GATE, SKILL_KIND } from "./protocol";
 import { needsRestart } from "./settings";
@@ -40,7 +40,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       output.info(`${label} answered: ${JSON.stringify(response)}`);
       const summary = summarizeGateResponse(response);
       status.gateFinished(summary);
-      if (summary !== undefined && !summary.passed) {
+      // a run the server refused (errors first, no gate installed) it has explained itself
+      if (summary !== undefined && !summary.passed && gateResultsIn(response).length > 0) {
         void vscode.window.showWarningMessage(`Argus ${summary.text.replace(/^\$\([\w~-]+\)\s*/, "")}: ${summary.tooltip.split("\n")[0]}`);
       }
       return response;

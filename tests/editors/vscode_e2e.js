@@ -1,0 +1,235 @@
+// End-to-end test of the Argus extension in real VS Code: code-server's workbench in headless Chromium,
+// driven through its UI with playwright-core, the extension installed from its .vsix, `argus serve` behind it.
+//
+// usage: node vscode_e2e.js URL WORKSPACE_DIR ARTIFACTS_DIR SCENARIOS_JSON
+//
+// Each scenario opens a file of the workspace and checks what a user sees: the squiggle, the Problems entry
+// with its code, an action in the light-bulb menu (Ctrl+.) or in "Argus: Show Skills at Cursor", and the
+// document after applying it (saved, then read from disk). Screenshots go to ARTIFACTS_DIR. Exit status 0 only
+// when every scenario passed.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const [url, workspace, artifacts, scenariosFile] = process.argv.slice(2);
+const scenarios = JSON.parse(fs.readFileSync(scenariosFile, 'utf8'));
+const WAIT = Number(process.env.ARGUS_E2E_WAIT_MS || 60000);
+const t0 = Date.now();
+const log = (m) => console.log(`[${String(Date.now() - t0).padStart(6)} ms] ${m}`);
+
+class Check extends Error {}
+function expect(condition, message) {
+  if (!condition) throw new Check(message);
+}
+
+async function shot(page, name) {
+  const file = path.join(artifacts, `${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${path.basename(file)}`);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: WAIT });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ timeout: WAIT });
+  await row.click();
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: WAIT });
+  await input.fill(name);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: WAIT });
+  await page.keyboard.press('Enter');
+  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: WAIT });
+  await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ timeout: WAIT });
+}
+
+async function goTo(page, line, column) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: WAIT });
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: WAIT });
+}
+
+async function showProblems(page) {
+  if (!(await page.locator('.markers-panel').isVisible().catch(() => false))) {
+    await runCommand(page, 'Problems: Focus on Problems View');
+  }
+  await page.locator('.markers-panel').waitFor({ timeout: WAIT });
+}
+
+// The Problems entries of one file: the panel is a tree, a file row (level 1) followed by its markers (level 2).
+async function problemsOf(page, file) {
+  return page.evaluate((name) => {
+    const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')]
+      .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index));
+    const found = [];
+    let inFile = false;
+    for (const row of rows) {
+      const text = row.innerText.replace(/\s+/g, ' ').trim();
+      if (row.getAttribute('aria-level') === '1') {
+        inFile = text.startsWith(name + ' ') || text === name;
+      } else if (inFile) {
+        found.push(text);
+      }
+    }
+    return found;
+  }, file);
+}
+
+async function waitForProblem(page, file, diagnostic, present) {
+  const deadline = Date.now() + WAIT;
+  for (;;) {
+    const rows = (await problemsOf(page, file)).filter((t) => t.includes(diagnostic.code) && t.includes(diagnostic.message));
+    if (present ? rows.length > 0 : rows.length === 0) return rows[0];
+    if (Date.now() > deadline) {
+      throw new Check(`the ${diagnostic.code} entry of ${file} ${present ? 'never appeared in' : 'never left'} the Problems panel`);
+    }
+    await page.waitForTimeout(100);
+  }
+}
+
+function lineOf(text, needle) {
+  const index = text.split('\n').findIndex((l) => l.includes(needle));
+  if (index < 0) throw new Check(`no line containing ${JSON.stringify(needle)}`);
+  return index + 1;
+}
+
+async function actionMenuItem(page, title) {
+  const widget = page.locator('.action-widget:visible');
+  await widget.waitFor({ timeout: WAIT });
+  return widget.locator('.monaco-list-row', { hasText: title }).first();
+}
+
+async function scenario(page, s) {
+  const file = path.join(workspace, s.file);
+  const original = fs.readFileSync(file, 'utf8');
+  await openFile(page, s.file);
+  log(`${s.name}: opened ${s.file}`);
+
+  if (s.diagnostic) {
+    await page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first().waitFor({ timeout: WAIT });
+    log(`${s.name}: ${s.diagnostic.severity} squiggle rendered`);
+    await showProblems(page);
+    const text = await waitForProblem(page, s.file, s.diagnostic, true);
+    log(`${s.name}: Problems: ${text}`);
+    // the row reads "<message> <source>(<code>) [Ln L, Col C]"; innerText drops the parentheses
+    expect(new RegExp(`\\bargus(\\.\\w+)?\\W*${s.diagnostic.code}\\b`).test(text), `Problems entry lacks source and code (${s.diagnostic.code}): ${text}`);
+    await shot(page, `${s.name}-1-diagnostic`);
+    if (s.diagnostic.hover) {
+      // the hover over the squiggle: the message with its counterexample, as a user reads it
+      const box = await page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first().boundingBox();
+      expect(box !== null, 'the squiggle has no box on the page');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const hover = page.locator('.monaco-hover:visible', { hasText: s.diagnostic.hover });
+      await hover.first().waitFor({ timeout: WAIT });
+      log(`${s.name}: hover: ${(await hover.first().innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
+      await shot(page, `${s.name}-2-hover`);
+      await page.mouse.move(5, 5);
+      await page.keyboard.press('Escape');
+    }
+  }
+
+  if (s.gate) {
+    await runCommand(page, 'Argus: Run Gate');
+    const item = page.locator('.statusbar-item', { hasText: s.gate.statusIncludes });
+    await item.first().waitFor({ timeout: WAIT });
+    log(`${s.name}: status bar after Run Gate: ${(await item.first().innerText()).trim()}`);
+    await shot(page, `${s.name}-2-gate`);
+  }
+
+  if (s.action) {
+    const line = lineOf(original, s.action.at);
+    const column = original.split('\n')[line - 1].indexOf(s.action.at) + 1 + (s.action.offset || 0);
+    await goTo(page, line, column);
+    if (s.action.menu === 'skills') {
+      await runCommand(page, 'Argus: Show Skills at Cursor');
+    } else {
+      await page.keyboard.press('Control+.');
+    }
+    const item = await actionMenuItem(page, s.action.title);
+    await item.waitFor({ timeout: WAIT });
+    const items = await page.locator('.action-widget:visible .monaco-list-row').allInnerTexts();
+    log(`${s.name}: menu: ${items.map((t) => t.replace(/\s+/g, ' ').trim()).join(' | ')}`);
+    if ((s.action.disabled || []).length > 0) {
+      // VS Code lists disabled actions behind the menu's "Show Disabled" toggle (only in a menu filtered by kind)
+      await page.locator('.action-widget:visible').getByText('Show Disabled', { exact: true }).click();
+    }
+    for (const disabled of s.action.disabled || []) {
+      const row = page.locator('.action-widget:visible .monaco-list-row', { hasText: disabled }).first();
+      await row.waitFor({ timeout: WAIT }).catch(() => {});
+      expect(await row.count() > 0, `menu lacks the disabled action ${disabled}`);
+      log(`${s.name}: disabled: ${(await row.innerText()).replace(/\s+/g, ' ').trim()}`);
+      const cls = (await row.getAttribute('class')) || '';
+      const aria = (await row.getAttribute('aria-disabled')) || '';
+      expect(cls.includes('disabled') || aria === 'true', `${disabled} is not shown disabled (class="${cls}")`);
+    }
+    await shot(page, `${s.name}-3-menu`);
+    if ((s.action.disabled || []).length > 0) {
+      await page.locator('.action-widget:visible').getByText('Hide Disabled', { exact: true }).click();
+    }
+    await item.click();
+    await page.locator('.action-widget:visible').waitFor({ state: 'detached', timeout: WAIT });
+    log(`${s.name}: applied "${s.action.title}"`);
+    if (s.diagnostic && s.after.diagnosticGone) {
+      await waitForProblem(page, s.file, s.diagnostic, false);
+      log(`${s.name}: the ${s.diagnostic.code} entry left the Problems panel`);
+    }
+    await page.keyboard.press('Control+S');
+    await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: WAIT });
+    const saved = fs.readFileSync(file, 'utf8');
+    for (const needle of s.after.contains || []) {
+      expect(saved.includes(needle), `after the action the document lacks ${JSON.stringify(needle)}`);
+    }
+    for (const needle of s.after.lacks || []) {
+      expect(!saved.includes(needle), `after the action the document still has ${JSON.stringify(needle)}`);
+    }
+    const changed = saved.split('\n').filter((l, i) => l !== original.split('\n')[i]);
+    log(`${s.name}: document after: ${JSON.stringify(changed)}`);
+    await shot(page, `${s.name}-4-after`);
+  }
+}
+
+(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+  page.on('pageerror', (e) => log('pageerror: ' + e.message.slice(0, 200)));
+  let failed = 0;
+  try {
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.monaco-workbench', { timeout: WAIT });
+    log('workbench loaded');
+    for (const s of scenarios) {
+      try {
+        await scenario(page, s);
+        log(`ok: ${s.name}`);
+      } catch (e) {
+        failed++;
+        log(`FAILED: ${s.name}: ${e.message.split('\n')[0]}`);
+        await shot(page, `${s.name}-failed`).catch(() => {});
+        await page.keyboard.press('Escape').catch(() => {});
+      }
+    }
+  } catch (e) {
+    failed++;
+    log('FAILED: ' + e.message.split('\n')[0]);
+    await shot(page, 'workbench-failed').catch(() => {});
+  } finally {
+    await browser.close();
+  }
+  log(`${scenarios.length - failed} passed, ${failed} failed`);
+  process.exitCode = failed === 0 ? 0 : 1;
+})();
