@@ -16,7 +16,8 @@ both modules on the same inputs and prints, per case: the largest difference bet
 fixed output, the NaN elements of each, and whether a guard zone was written (an out-of-bounds store).
 A failure is real when the buggy output differs from the fixed one, or a guard zone changed. `--sanitize`
 also runs each out-of-bounds (AR301) buggy kernel once under `compute-sanitizer --tool memcheck` (where the
-machine supports it).
+machine supports it), with tensors allocated exactly (no guard zones, no caching allocator), so that an access
+past a tensor is past its allocation.
 """
 
 from __future__ import annotations
@@ -127,18 +128,18 @@ def integer_data(case: dict, param: dict, dims: list[int]):
     return torch.tensor([v or 0 for v in values], dtype=torch.int32)
 
 
-def guarded(shape: list[int], fill, dtype, device):
-    """A tensor of `shape` in the middle of a buffer whose GUARD elements on each side hold NaN."""
+def guarded(shape: list[int], fill, dtype, device, guard: int = GUARD):
+    """A tensor of `shape` in the middle of a buffer whose `guard` elements on each side hold NaN."""
     import torch
 
     count = math.prod(shape)
-    buffer = torch.full((count + 2 * GUARD,), float("nan"), dtype=dtype, device=device)
-    view = buffer[GUARD : GUARD + count].view(shape)
+    buffer = torch.full((count + 2 * guard,), float("nan"), dtype=dtype, device=device)
+    view = buffer[guard : guard + count].view(shape)
     view.copy_(fill)
     return buffer, view
 
 
-def make_inputs(case: dict, seed: int, device: str):
+def make_inputs(case: dict, seed: int, device: str, guard: int = GUARD):
     import torch
 
     torch.manual_seed(seed)
@@ -154,7 +155,7 @@ def make_inputs(case: dict, seed: int, device: str):
             args.append(tensor)
             continue
         fill = torch.full(dims, float("nan")) if param["out"] else torch.randn(dims) * case["scale"]
-        buffer, view = guarded(dims, fill.to(dtype), dtype, device)
+        buffer, view = guarded(dims, fill.to(dtype), dtype, device, guard)
         args.append(view)
         buffers[param["name"]] = (buffer, math.prod(dims))
         if param["out"]:
@@ -217,15 +218,18 @@ def sanitize(case: dict, folder: Path) -> str:
     script = (
         f"import sys, json; sys.path.insert(0, {here!r}); import gpu_crosscheck as g; from pathlib import Path; "
         f"case = json.loads({data!r}); m = g.load_module(Path({str(folder)!r}) / (case['name'] + '.buggy.py')); "
-        "args, _, _ = g.make_inputs(case, 0, 'cuda'); getattr(m, case['kernel'])(*args); "
+        "args, _, _ = g.make_inputs(case, 0, 'cuda', guard=0); getattr(m, case['kernel'])(*args); "
         "import torch; torch.cuda.synchronize()"
     )
+    # exact allocations: no guard zones, and no caching allocator rounding blocks up (memcheck sees cudaMalloc)
+    env = dict(os.environ, PYTORCH_NO_CUDA_MEMORY_CACHING="1")
     try:
         done = subprocess.run(
             ["compute-sanitizer", "--tool", "memcheck", sys.executable, "-c", script],
             capture_output=True,
             text=True,
             timeout=240,
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired) as problem:
         return f"compute-sanitizer did not run: {problem}"
