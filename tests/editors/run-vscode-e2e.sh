@@ -3,6 +3,10 @@
 #
 #   tests/editors/run-vscode-e2e.sh path/to/argus-lsp.vsix
 #
+# Two sessions, each a fresh code-server with the .vsix installed:
+#   with-argus:    argus.server.pythonPath is the repository's .venv; scenarios "always" (+ "with_verifier"
+#                  when argus.verify is installed) of scenarios.json
+#   without-argus: argus.server.pythonPath is a bare venv; the user must be told how to install argus
 # Needs the tools of .ci/setup-editors.sh in $EDITOR_TOOLS and the repository's .venv (scripts/setup.sh).
 # Screenshots and logs go to $EDITOR_ARTIFACTS (default tests/editors/artifacts, git-ignored).
 set -uo pipefail
@@ -21,61 +25,71 @@ done
 
 W=$(mktemp -d /tmp/argus-vscode-e2e.XXXXXX)
 CS_PID=""
-cleanup() {
+stop_code_server() {
   # the whole process group: code-server, its extension host, and the language server it started
-  [ -n "$CS_PID" ] && kill -- "-$CS_PID" 2>/dev/null && wait "$CS_PID" 2>/dev/null
-  rm -rf "$W"
+  if [ -n "$CS_PID" ]; then kill -- "-$CS_PID" 2>/dev/null; wait "$CS_PID" 2>/dev/null; CS_PID=""; fi
 }
-trap cleanup EXIT
+trap 'stop_code_server; rm -rf "$W"' EXIT
 rm -rf "$ART"; mkdir -p "$ART"
 export XDG_CONFIG_HOME="$W/xdg/config" XDG_DATA_HOME="$W/xdg/data" XDG_CACHE_HOME="$W/xdg/cache" XDG_STATE_HOME="$W/xdg/state"
 
-# The workspace: copies of the examples with bugs, so that the test can edit and save them.
-mkdir -p "$W/ws/.vscode" "$W/user/User" "$W/ext"
-cp "$REPO/examples/buggy/matmul_bugs.argus" "$REPO/examples/buggy/matmul_next_k.argus" "$W/ws/"
-cp "$REPO/examples/buggy/matmul_next_k.argus" "$W/ws/pipelining.argus"
-cat > "$W/ws/.vscode/settings.json" <<JSON
-{ "argus.server.pythonPath": "$PY", "argus.gate.device": "cpu" }
-JSON
-cat > "$W/user/User/settings.json" <<'JSON'
+# pick(KEY...): the scenarios of scenarios.json under those keys, as one list in $W/<name>.json
+pick() {
+  local out=$1; shift
+  "$PY" -c 'import json,sys; s=json.load(open(sys.argv[1])); json.dump([x for k in sys.argv[3:] for x in s[k]], open(sys.argv[2],"w"))' \
+    "$REPO/tests/editors/scenarios.json" "$out" "$@"
+}
+
+# session NAME PYTHON SCENARIOS: a workspace with copies of the buggy examples (the test edits and saves
+# them), a fresh user profile with the .vsix installed, code-server, and the Playwright driver.
+session() {
+  local name=$1 python=$2 scenarios=$3 dir="$W/$1"
+  mkdir -p "$dir/ws/.vscode" "$dir/user/User" "$dir/ext" "$ART/$name"
+  cp "$REPO/examples/buggy/matmul_bugs.argus" "$REPO/examples/buggy/matmul_next_k.argus" "$dir/ws/"
+  cp "$REPO/examples/buggy/matmul_next_k.argus" "$dir/ws/pipelining.argus"
+  printf '{ "argus.server.pythonPath": "%s", "argus.gate.device": "cpu" }\n' "$python" > "$dir/ws/.vscode/settings.json"
+  cat > "$dir/user/User/settings.json" <<'JSON'
 { "security.workspace.trust.enabled": false, "workbench.startupEditor": "none", "telemetry.telemetryLevel": "off",
   "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false, "update.mode": "none",
   "chat.disableAIFeatures": true, "workbench.tips.enabled": false, "editor.minimap.enabled": false,
   "files.autoSave": "off", "window.commandCenter": false, "workbench.secondarySideBar.defaultVisibility": "hidden" }
 JSON
+  local cs=("$CODE_SERVER" --user-data-dir "$dir/user" --extensions-dir "$dir/ext") start=$SECONDS
+  if ! PATH="$N/bin:$PATH" timeout 120 "${cs[@]}" --install-extension "$VSIX" > "$ART/$name/install-extension.log" 2>&1; then
+    cat "$ART/$name/install-extension.log"; say "$name: FAILED installing $VSIX"; return 1
+  fi
+  PATH="$N/bin:$PATH" setsid "${cs[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
+    --disable-update-check --disable-workspace-trust --disable-getting-started-override "$dir/ws" \
+    > "$ART/$name/code-server.log" 2>&1 &
+  CS_PID=$!
+  for _ in $(seq 1 120); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break; sleep 0.5; done
+  say "$name: .vsix installed, code-server up after $((SECONDS - start)) s (server python: $python)"
+  local status=0
+  NODE_PATH="$T/tools/node_modules" timeout 300 "$N/bin/node" "$REPO/tests/editors/vscode_e2e.js" \
+    "http://127.0.0.1:$PORT/?folder=$dir/ws" "$dir/ws" "$ART/$name" "$scenarios" || status=$?
+  stop_code_server
+  # the Argus output channel and the extension host's log, for the artifacts
+  find "$dir/user/logs" -name '*Argus*.log' -exec cp {} "$ART/$name/argus-output.log" \; 2>/dev/null
+  find "$dir/user/logs" -name 'exthost.log' -exec cp {} "$ART/$name/exthost.log" \; 2>/dev/null
+  if [ "$status" -ne 0 ]; then
+    say "$name: FAILED (exit $status); the end of the Argus log:"; tail -30 "$ART/$name/argus-output.log" 2>/dev/null
+  fi
+  return "$status"
+}
 
-# What the server can report decides the scenarios: the invariant bug needs the verifier (argus.verify).
-cp "$REPO/tests/editors/scenarios.json" "$W/scenarios.json"
+failed=0
 if "$PY" -c "import argus.verify as v, sys; sys.exit(0 if hasattr(v, 'verify_check') else 1)" 2>/dev/null; then
-  "$PY" -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); json.dump(s['always'] + s['with_verifier'], open(p,'w'))" "$W/scenarios.json"
-  say "argus.verify is installed: the invariant-bug scenario runs"
+  pick "$W/with-argus.json" always with_verifier
 else
-  "$PY" -c "import json,sys; p=sys.argv[1]; s=json.load(open(p)); json.dump(s['always'], open(p,'w'))" "$W/scenarios.json"
+  pick "$W/with-argus.json" always
   say "SKIPPED the invariant-bug scenario: this argus has no verifier (argus.verify.verify_check)"
 fi
+session with-argus "$PY" "$W/with-argus.json" || failed=$((failed + 1))
 
-CS=("$CODE_SERVER" --user-data-dir "$W/user" --extensions-dir "$W/ext")
-start=$(date +%s.%N)
-if ! PATH="$N/bin:$PATH" timeout 120 "${CS[@]}" --install-extension "$VSIX" > "$ART/install-extension.log" 2>&1; then
-  cat "$ART/install-extension.log"; say "FAILED: installing $VSIX"; exit 1
-fi
-say "installed $(basename "$VSIX") in $(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)") s"
+# a Python without the argus package: the extension must say how to install it, not fail silently
+timeout 120 "$(command -v python3)" -m venv --without-pip "$W/bare-venv"
+pick "$W/without-argus.json" without_argus
+session without-argus "$W/bare-venv/bin/python" "$W/without-argus.json" || failed=$((failed + 1))
 
-PATH="$N/bin:$PATH" setsid "${CS[@]}" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
-  --disable-update-check --disable-workspace-trust --disable-getting-started-override "$W/ws" \
-  > "$ART/code-server.log" 2>&1 &
-CS_PID=$!
-for _ in $(seq 1 120); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break; sleep 0.5; done
-curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" || { tail -30 "$ART/code-server.log"; say "FAILED: code-server did not answer"; exit 1; }
-say "code-server up (pid $CS_PID)"
-
-NODE_PATH="$T/tools/node_modules" timeout 300 node "$REPO/tests/editors/vscode_e2e.js" \
-  "http://127.0.0.1:$PORT/?folder=$W/ws" "$W/ws" "$ART" "$W/scenarios.json"
-status=$?
-# the extension's own log (the Argus output channel) and the extension host's, for the artifacts
-find "$W/user/logs" -name '*Argus*.log' -exec cp {} "$ART/argus-output.log" \; 2>/dev/null
-find "$W/user/logs" -name 'exthost.log' -exec cp {} "$ART/exthost.log" \; 2>/dev/null
-if [ "$status" -ne 0 ]; then
-  say "FAILED (exit $status); the Argus log:"; tail -40 "$ART/argus-output.log" 2>/dev/null
-fi
-exit "$status"
+[ "$failed" -eq 0 ] && say "both sessions passed" || say "$failed session(s) failed"
+exit "$failed"

@@ -115,6 +115,21 @@ async function scenario(page, s) {
   await openFile(page, s.file);
   log(`${s.name}: opened ${s.file}`);
 
+  if (s.notification) {
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: s.notification });
+    await toast.first().waitFor({ timeout: WAIT });
+    log(`${s.name}: notification: ${(await toast.first().innerText()).replace(/\s+/g, ' ').trim()}`);
+  }
+  if (s.status) {
+    // the extension's status bar item: its codicon says the server's state
+    const item = page.locator(`.statusbar-item:has(.codicon-${s.status.icon})`, { hasText: s.status.text });
+    await item.first().waitFor({ timeout: WAIT });
+    log(`${s.name}: status bar: $(${s.status.icon}) ${(await item.first().innerText()).trim()}`);
+  }
+  if (s.notification || s.status) {
+    await shot(page, `${s.name}-1-message`);
+  }
+
   if (s.diagnostic) {
     await page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first().waitFor({ timeout: WAIT });
     log(`${s.name}: ${s.diagnostic.severity} squiggle rendered`);

@@ -123,6 +123,11 @@ export class ArgusClient implements vscode.Disposable {
       synchronize: { configurationSection: "argus" },
       outputChannel: this.output,
       traceOutputChannel: this.output,
+      // A failed initialize is explained by reportStartupProblem, not by the client's raw error message.
+      initializationFailedHandler: (error) => {
+        this.output.error(`initialize failed: ${error instanceof Error ? error.message : String(error)}`);
+        return false;
+      },
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => {
@@ -146,6 +151,10 @@ export class ArgusClient implements vscode.Disposable {
     this.client = client;
     try {
       await client.start();
+      // start() can resolve although initialize failed (the client stops itself first), so look at the state
+      if (!client.isRunning() || client.initializeResult === undefined) {
+        throw new Error("the server exited before it finished initializing");
+      }
       initialized = true;
       const info = client.initializeResult?.serverInfo;
       this.output.info(`server running: ${info?.name ?? "argus"} ${info?.version ?? ""}`.trim());
@@ -192,14 +201,16 @@ export class ArgusClient implements vscode.Disposable {
     if (probe.stderr.trim()) {
       this.output.error(`${launch.command} ${launch.python !== undefined ? PROBE_ARGS.join(" ") : ""} printed:\n${probe.stderr.trim()}`);
     }
-    const choice = await vscode.window.showErrorMessage(problem.message, "Open Settings", "Show Log", "Retry");
-    if (choice === "Open Settings") {
-      await vscode.commands.executeCommand("workbench.action.openSettings", problem.setting);
-    } else if (choice === "Show Log") {
-      this.output.show(true);
-    } else if (choice === "Retry") {
-      await this.restart("retry after a failed start");
-    }
+    // not awaited: the notification stays until the user answers, and activation must not wait for that
+    void vscode.window.showErrorMessage(problem.message, "Open Settings", "Show Log", "Retry").then((choice) => {
+      if (choice === "Open Settings") {
+        void vscode.commands.executeCommand("workbench.action.openSettings", problem.setting);
+      } else if (choice === "Show Log") {
+        this.output.show(true);
+      } else if (choice === "Retry") {
+        void this.restart("retry after a failed start");
+      }
+    });
   }
 }
 
