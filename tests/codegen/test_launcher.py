@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from codegen_support import EXAMPLES
+from codegen_support import EXAMPLES, KERNELS
 
 EXAMPLE = {path.stem: path for path in EXAMPLES}
 
@@ -155,3 +155,34 @@ def test_tensor_where_a_scalar_dimension_is_fixed_by_a_tile_constant(build):
     q = torch.randn(1, 2, 256, 64).half()
     message = launch_error(module.attention, q, q, q, torch.empty_like(q))
     assert "`Q`" in message and "D = 128" in message
+
+
+def test_autotuned_launcher_refuses_to_override_a_tuned_constant(build):
+    module = build(EXAMPLE["matmul"])
+    message = launch_error(module.matmul.autotuned, *matmul_args(), BN=128)
+    assert "`BN`" in message and "tuned" in message
+
+
+def test_autotuned_launcher_needs_a_configuration_that_satisfies_requires(build):
+    text = """
+kernel rows(x: f32[N], y: out f32[N]):
+    tile B = 32 tune [32, 64]
+    requires N % B == 0
+    grid (cdiv(N, B),)
+    offs = program_id(0) * B + arange(B)
+    store(y[offs], load(x[offs]))
+"""
+    module = build(text)
+    x = torch.randn(48)
+    message = launch_error(module.rows.autotuned, x, torch.empty_like(x))
+    assert "requires N % B == 0" in message and "N=48" in message
+    assert module.rows_autotuned is module.rows.autotuned
+
+
+def test_outputs_written_by_atomic_add_start_from_zero(build):
+    module = build(next(p for p in KERNELS if p.stem == "colsum"))
+    x = torch.randn(20, 40)
+    total, count = torch.full((40,), float("nan")), torch.full((40,), 7, dtype=torch.int32)
+    module.colsum(x, total, count)
+    assert torch.all(total == 0) and torch.all(count == 0)
+    assert len(module.KERNELS["colsum"]["jit"].launches) == 1

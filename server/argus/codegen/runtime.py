@@ -188,30 +188,40 @@ def _launch(kernel, args, kwargs, autotune=False):
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
         grid = kernel["launch"](**scope)[0]
+        _zero_accumulated(kernel, values)
         kernel["jit"][grid](*arguments, **constants, **policy)
         return
     tuned = {key for config in kernel["configs"] for key in config}
     clash = sorted(tuned & set(overrides))
     if clash:
-        raise ArgusLaunchError(
-            name, clash[0], "no override in the autotuned launcher (it is tuned)", overrides[clash[0]]
-        )
+        expected = "no override in the autotuned launcher (it is tuned)"
+        raise ArgusLaunchError(name, clash[0], expected, overrides[clash[0]])
     fixed = {k: v for k, v in constants.items() if k not in tuned}
-    feasible = [
-        c
-        for c in kernel["configs"]
-        if all(ok for _, ok in kernel["launch"](**sizes, **scalars, **{**constants, **c})[1])
-    ]
+
+    def holds(config):
+        chosen = {k: v for k, v in config.items() if k in constants}
+        return all(ok for _, ok in kernel["launch"](**sizes, **scalars, **{**constants, **chosen})[1])
+
+    feasible = [config for config in kernel["configs"] or [{}] if holds(config)]
     if not feasible:
         _check_requires(kernel, {**sizes, **scalars, **constants})
         raise ArgusLaunchError(name, "requires", "a tune configuration that satisfies it", "none")
     if facts:
-        _check_requires(kernel, {**sizes, **scalars, **constants, **feasible[0], **facts})
+        chosen = {k: v for k, v in feasible[0].items() if k in constants}
+        _check_requires(kernel, {**sizes, **scalars, **constants, **chosen, **facts})
 
     def grid(meta):
         return kernel["launch"](**sizes, **scalars, **{k: meta.get(k, v) for k, v in constants.items()})[0]
 
+    _zero_accumulated(kernel, values)
     _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed)
+
+
+def _zero_accumulated(kernel, values):
+    """Outputs written by atomic_add start from zero: the kernel computes their value, as the reference does,
+    whatever they held before."""
+    for name in kernel["accumulated"]:
+        values[name].zero_()
 
 
 def _autotuned(kernel, fixed, policy):
