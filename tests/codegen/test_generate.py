@@ -124,3 +124,24 @@ def test_file_with_errors_is_refused():
 def test_file_without_kernels_is_refused():
     with pytest.raises(CodegenError, match="no kernel"):
         generate(check_source("# nothing here\n"))
+
+
+COPY = """
+kernel KERNEL(SRC: f32[N], DST: out f32[N]):
+    tile B = 64
+    grid (cdiv(N, B),)
+    offs = program_id(0) * B + arange(B)
+    store(DST[offs], load(SRC[offs], mask=offs < N), mask=offs < N)
+"""
+
+
+@pytest.mark.parametrize(
+    ("kernel", "source", "destination", "clash"),
+    [("tl", "x", "y", "tl"), ("copy", "math", "y", "math"), ("copy", "x", "x_stride0", "x_stride0")],
+)
+def test_names_that_would_shadow_generated_ones_are_refused(kernel, source, destination, clash):
+    text = COPY.replace("KERNEL", kernel).replace("SRC", source).replace("DST", destination)
+    check = check_source(text)
+    assert not check.has_errors, [d.message for d in check.diagnostics]
+    with pytest.raises(CodegenError, match=f"`{clash}`"):
+        generate(check)

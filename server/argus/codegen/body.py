@@ -15,7 +15,7 @@ from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
 from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
 from argus.dsl import ir
-from argus.dsl.types import ScalarT, TensorT, TileT
+from argus.dsl.types import ScalarT, TensorT
 
 # Python and module names the generated code relies on: never used for an Argus value.
 RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
@@ -362,7 +362,3 @@ def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
             names += [stride_name(param.name, axis) for axis in range(len(param.type.shape))]
     names += [f"{name}: tl.constexpr" for name in kernel.constants]
     return names
-
-
-def is_tile(value: ir.Value) -> bool:
-    return isinstance(value.type, TileT)

@@ -7,7 +7,7 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argus.codegen.body import BodyEmitter, Lines, kernel_parameters, stride_name
+from argus.codegen.body import RESERVED, BodyEmitter, Lines, kernel_parameters, stride_name
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.dsl import ir
@@ -63,7 +63,10 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
         lines.add(0, text)
     kernels: dict[str, KernelInfo] = {}
     spans: dict[str, tuple[int, int]] = {}
+    taken: set[str] = set()
     for name, kernel in check.analysis.kernels.items():
+        check_names(kernel, taken)
+        taken |= {name, f"{name}_kernel", f"{name}_autotuned"}
         start = len(lines.rows)
         lines.add(0, "")
         lines.add(0, "")
@@ -82,6 +85,23 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     for name, (start, stop) in spans.items():
         kernels[name].line_map = {k: v for k, v in line_map.items() if start < k <= stop}
     return GeneratedModule(source, kernels, line_map)
+
+
+MODULE_NAMES = {"ArgusLaunchError", "KERNELS", "SOURCE_MAP"}
+
+
+def check_names(kernel: ir.KernelIR, taken: set[str]) -> None:
+    """Argus names become Python names: refuse the few that would shadow what the generated code relies on."""
+    reserved = RESERVED | MODULE_NAMES
+    if kernel.name in reserved or kernel.name.startswith("_") or kernel.name in taken:
+        raise CodegenError(f"a kernel named `{kernel.name}` would shadow a name the generated module uses", kernel.span)
+    strides = {stride_name(p.name, a) for p in tensor_params(kernel) for a in range(len(p.type.shape))}
+    for param in kernel.params:
+        if param.name in reserved or param.name in strides:
+            raise CodegenError(f"a parameter named `{param.name}` would shadow a generated name", param.span)
+    for name in [*kernel.sizes, *kernel.constants]:
+        if name in reserved or name in strides:
+            raise CodegenError(f"`{name}` would shadow a name the generated kernel uses", kernel.span)
 
 
 def kernel_lines(kernel: ir.KernelIR) -> Lines:
