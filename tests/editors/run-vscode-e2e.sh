@@ -45,7 +45,7 @@ pick() {
 session() {
   local name=$1 python=$2 scenarios=$3 dir="$W/$1"
   mkdir -p "$dir/ws/.vscode" "$dir/user/User" "$dir/ext" "$ART/$name"
-  cp "$REPO/examples/buggy/matmul_bugs.argus" "$REPO/examples/buggy/matmul_next_k.argus" "$dir/ws/"
+  cp "$REPO/examples/buggy/matmul_bugs.argus" "$REPO/examples/buggy/matmul_next_k.argus" "$REPO/examples/vector_add.argus" "$dir/ws/"
   cp "$REPO/examples/buggy/matmul_next_k.argus" "$dir/ws/pipelining.argus"
   printf '{ "argus.server.pythonPath": "%s", "argus.gate.device": "cpu" }\n' "$python" > "$dir/ws/.vscode/settings.json"
   cat > "$dir/user/User/settings.json" <<'JSON'
@@ -65,7 +65,7 @@ JSON
   for _ in $(seq 1 120); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break; sleep 0.5; done
   say "$name: .vsix installed, code-server up after $((SECONDS - start)) s (server python: $python)"
   local status=0
-  NODE_PATH="$T/tools/node_modules" timeout 300 "$N/bin/node" "$REPO/tests/editors/vscode_e2e.js" \
+  NODE_PATH="$T/tools/node_modules" timeout 420 "$N/bin/node" "$REPO/tests/editors/vscode_e2e.js" \
     "http://127.0.0.1:$PORT/?folder=$dir/ws" "$dir/ws" "$ART/$name" "$scenarios" || status=$?
   stop_code_server
   # the Argus output channel and the extension host's log, for the artifacts

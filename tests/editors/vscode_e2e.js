@@ -154,10 +154,20 @@ async function scenario(page, s) {
   }
 
   if (s.gate) {
+    if (s.gate.at) {
+      const line = lineOf(original, s.gate.at);
+      await goTo(page, line, 1);
+    }
     await runCommand(page, 'Argus: Run Gate');
-    const item = page.locator('.statusbar-item', { hasText: s.gate.statusIncludes });
-    await item.first().waitFor({ timeout: WAIT });
-    log(`${s.name}: status bar after Run Gate: ${(await item.first().innerText()).trim()}`);
+    const icon = s.gate.icon ? `:has(.codicon-${s.gate.icon})` : '';
+    const item = page.locator(`.statusbar-item${icon}`, { hasText: s.gate.statusIncludes });
+    await item.first().waitFor({ timeout: s.gate.timeoutMs || WAIT });
+    log(`${s.name}: status bar after Run Gate: ${s.gate.icon ? `$(${s.gate.icon}) ` : ''}${(await item.first().innerText()).trim()}`);
+    if (s.gate.lens) {
+      const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: s.gate.lens });
+      await lens.first().waitFor({ timeout: WAIT });
+      log(`${s.name}: code lens: ${(await lens.first().innerText()).trim()}`);
+    }
     await shot(page, `${s.name}-2-gate`);
   }
 
