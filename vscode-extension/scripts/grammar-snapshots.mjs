@@ -5,7 +5,7 @@
 // test/grammar/snapshots/. An example without a snapshot fails the run unless --update is given, and so does
 // a snapshot whose example is gone. The hand-written scope assertions in test/grammar/*.test.argus run too.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -53,6 +53,36 @@ for (const name of readdirSync(snapshots)) {
 if (problems.length > 0 && !update) {
   console.error(problems.join("\n"));
   process.exit(1);
+}
+
+// The grammar must know every builtin and dtype of the language: ask the argus package (server/argus/dsl)
+// when the repository's Python is there, so that a new builtin cannot silently go unhighlighted.
+const python = process.env.ARGUS_PYTHON || join(root, "..", ".venv", "bin", "python");
+if (existsSync(python)) {
+  const listing = spawnSync(python, ["-c", [
+    "import json",
+    "from argus.dsl.builtins import BUILTINS",
+    "from argus.dsl.types import DTYPES",
+    "print(json.dumps({'builtins': sorted(BUILTINS), 'dtypes': sorted(DTYPES)}))",
+  ].join("; ")], { encoding: "utf8" });
+  if (listing.status !== 0) {
+    console.error(`${python} could not list the builtins:\n${listing.stderr}`);
+    process.exit(1);
+  }
+  const { builtins, dtypes } = JSON.parse(listing.stdout);
+  const grammarText = readFileSync(grammar, "utf8");
+  const patterns = JSON.parse(grammarText).repository.expression.patterns;
+  const wordsOf = (scope) => new Set(patterns.filter((p) => p.name === scope).flatMap((p) => p.match.match(/[a-z_0-9]+/g)));
+  const known = new Set([...wordsOf("support.function.builtin.argus"), ...wordsOf("support.function.verification.argus")]);
+  const knownTypes = wordsOf("support.type.dtype.argus");
+  const missing = [...builtins.filter((b) => !known.has(b)), ...dtypes.filter((d) => !knownTypes.has(d))];
+  if (missing.length > 0) {
+    console.error(`dsl_grammar/argus.tmLanguage.json does not highlight: ${missing.join(", ")}`);
+    process.exit(1);
+  }
+  console.log(`✓ the grammar highlights all ${builtins.length} builtins and ${dtypes.length} dtypes of the argus package`);
+} else {
+  console.log(`- builtin coverage not checked: no ${python} (set ARGUS_PYTHON)`);
 }
 
 const run = (tool, args) => spawnSync(bin(tool), args, { cwd: root, stdio: "inherit" }).status;
