@@ -1,0 +1,290 @@
+"""Language server latency: didChange → publishDiagnostics of that version, start-up, memory. Prints a table.
+
+    .venv/bin/python bench/lsp_latency.py [--edits 200] [--startups 5] [--no-pylsp]
+
+Each server runs as a subprocess driven over stdio by pygls's LanguageClient. One edit at a time: send a
+didChange, wait for the publication of that version, pause, send the next. Every edit rewrites one float
+literal of examples/attention.argus to a value never used before, so the kernel's IR changes each time and the
+verifier's cache cannot answer from an earlier edit.
+
+  (a) syntax and types: `argus serve` with the verifier off; the first publication of the version.
+  (b) with invariants: the verifier on; the publication that carries the verifier's result (the second of the
+      version). Measured at the default debounce (150 ms, part of the figure by design) and at 0 ms.
+  pylsp: python-lsp-server with only pyflakes, the same edits to a Python file of as many lines. Its lint is
+      debounced by 500 ms in pylsp itself (LINT_DEBOUNCE_S), which dominates its figure.
+
+Start-up: process start to the initialize answer, median of --startups runs. Memory: VmRSS of the server
+process after its run. Exits 2 when python-lsp-server is missing and --no-pylsp is not given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol
+
+ROOT = Path(__file__).resolve().parents[1]
+ATTENTION = ROOT / "examples" / "attention.argus"
+LITERAL = "1.4426950408889634"  # log2(e) in the attention kernel; same length for every replacement
+
+# A Python file with the attention example's line count and the same literal to edit.
+PYTHON_FILE = '''"""Flash attention forward, the reference way: numpy, one head at a time."""
+
+import math
+
+import numpy as np
+
+
+def softmax_rows(x):
+    m = x.max(axis=1, keepdims=True)
+    p = np.exp2((x - m) * 1.4426950408889634)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def attention(q, k, v, sm_scale=None):
+    z, h, s, d = q.shape
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(d)
+    out = np.empty_like(q)
+    for zi in range(z):
+        for hi in range(h):
+            scores = q[zi, hi] @ k[zi, hi].T * sm_scale
+            out[zi, hi] = softmax_rows(scores) @ v[zi, hi]
+    return out
+
+
+def check(seed=0):
+    rng = np.random.default_rng(seed)
+    shape = (1, 2, 256, 128)
+    q = rng.standard_normal(shape, dtype=np.float32)
+    k = rng.standard_normal(shape, dtype=np.float32)
+    v = rng.standard_normal(shape, dtype=np.float32)
+    o = attention(q, k, v)
+    assert o.shape == shape
+    return float(np.abs(o).max())
+
+
+if __name__ == "__main__":
+    print(check())
+    print(check(seed=1))
+'''
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class LenientProtocol(LanguageServerProtocol):
+    """Reads the initialize answer as plain JSON: pylsp's capabilities do not validate against lsprotocol 2025
+    (and the bench needs none of them)."""
+
+    def get_result_type(self, method: str):
+        return None if method == types.INITIALIZE else super().get_result_type(method)
+
+
+class Session:
+    """One server process and the publications it sends, with their arrival times."""
+
+    def __init__(self, command: list[str]):
+        self.command = command
+        self.client = LanguageClient("lsp-latency-bench", "1", protocol_cls=LenientProtocol)
+        self.arrivals: dict[tuple[str, int | None], list[float]] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            self.arrivals.setdefault((params.uri, params.version), []).append(time.perf_counter())
+
+        for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE):
+            self.client.feature(method)(lambda params: None)
+
+    async def start(self, options: dict | None = None) -> float:
+        started = time.perf_counter()
+        await self.client.start_io(*self.command)
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(), root_uri=ROOT.as_uri(), initialization_options=options
+            )
+        )
+        answered = time.perf_counter() - started
+        self.client.initialized(types.InitializedParams())
+        return answered
+
+    @property
+    def pid(self) -> int:
+        return self.client._server.pid
+
+    async def publication(self, uri: str, version: int, nth: int, timeout: float = 30.0) -> float:
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            arrived = self.arrivals.get((uri, version), [])
+            if len(arrived) >= nth:
+                return arrived[nth - 1]
+            await asyncio.sleep(0.001)
+        raise TimeoutError(f"publication {nth} of version {version} never came")
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+
+async def latencies(session: Session, path: Path, text: str, edits: int, nth: int, pause: float) -> list[float]:
+    uri = path.as_uri()
+    language = "python" if path.suffix == ".py" else "argus"
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
+    )
+    await session.publication(uri, 1, nth)
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if LITERAL in t)
+    column = lines[line].index(LITERAL)
+    span = types.Range(types.Position(line, column), types.Position(line, column + len(LITERAL)))
+    found = []
+    for i in range(edits):
+        version = i + 2
+        literal = f"{LITERAL[:-4]}{i:04d}"
+        change = types.TextDocumentContentChangePartial(range=span, text=literal)
+        sent = time.perf_counter()
+        session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), [change])
+        )
+        found.append((await session.publication(uri, version, nth)) - sent)
+        await asyncio.sleep(pause)
+    return [1000 * x for x in found]
+
+
+async def measure(name, command, path, text, options, nth, edits, pause) -> dict:
+    session = Session(command)
+    await session.start(options)
+    try:
+        values = await latencies(session, path, text, edits, nth, pause)
+        memory = rss_mib(session.pid)
+    finally:
+        await session.stop()
+    return {
+        "name": name,
+        "p50": statistics.median(values),
+        "p95": percentile(values, 95),
+        "max": max(values),
+        "rss": memory,
+        "n": len(values),
+    }
+
+
+async def startup(command: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        session = Session(command)
+        times.append(1000 * await session.start())
+        await session.stop()
+    return statistics.median(times)
+
+
+async def main(args: argparse.Namespace) -> int:
+    argus = [sys.executable, "-m", "argus", "serve"]
+    peer = [sys.executable, "-m", "pylsp"]
+    if not args.no_pylsp and importlib.util.find_spec("pylsp") is None:
+        print("python-lsp-server is not installed: pip install python-lsp-server pyflakes", file=sys.stderr)
+        return 2
+    text = ATTENTION.read_text()
+    lines = len(text.splitlines())
+    python_path = Path(os.environ.get("TMPDIR", "/tmp")) / "lsp_latency_attention.py"
+    python_path.write_text(PYTHON_FILE)
+    assert len(PYTHON_FILE.splitlines()) == lines, (len(PYTHON_FILE.splitlines()), lines)
+    pause = args.pause_ms / 1000
+    off = {"argus": {"verify": {"enabled": False}}}
+    rows = [
+        await measure("(a) argus: syntax and types", argus, ATTENTION, text, off, 1, args.edits, pause),
+        await measure("(b) argus: + invariants, debounce 150 ms", argus, ATTENTION, text, None, 2, args.edits, pause),
+        await measure(
+            "(b) argus: + invariants, debounce 0 ms",
+            argus,
+            ATTENTION,
+            text,
+            {"argus": {"debounceMs": 0}},
+            2,
+            args.edits,
+            pause,
+        ),
+    ]
+    if not args.no_pylsp:
+        settings = {"pylsp": {"plugins": {name: {"enabled": name == "pyflakes"} for name in PYLSP_PLUGINS}}}
+        session = Session(peer)
+        await session.start()
+        session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
+        try:
+            values = await latencies(session, python_path, PYTHON_FILE, args.edits, 1, pause)
+            memory = rss_mib(session.pid)
+        finally:
+            await session.stop()
+        rows.append(
+            {
+                "name": "pylsp + pyflakes (its own 500 ms lint debounce)",
+                "p50": statistics.median(values),
+                "p95": percentile(values, 95),
+                "max": max(values),
+                "rss": memory,
+                "n": len(values),
+            }
+        )
+    print(
+        f"# LSP latency, {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}; {lines}-line files, {args.edits} edits, {args.pause_ms} ms apart"
+    )
+    print("| server | edits | p50 ms | p95 ms | max ms | RSS after MiB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for row in rows:
+        figures = f"{row['p50']:.1f} | {row['p95']:.1f} | {row['max']:.1f} | {row['rss']:.0f}"
+        print(f"| {row['name']} | {row['n']} | {figures} |")
+    if not args.no_pylsp:
+        peer = rows[-1]
+        for row in rows[:-1]:
+            print(f"ratio p95 pylsp / {row['name'][:3]} ({row['name'][4:]}): {peer['p95'] / row['p95']:.1f}×")
+    argus_start = await startup(argus, args.startups)
+    print(f"start-up to initialize answer, median of {args.startups}: argus {argus_start:.0f} ms", end="")
+    if not args.no_pylsp:
+        print(f", pylsp {await startup(peer, args.startups):.0f} ms")
+    else:
+        print()
+    return 0
+
+
+PYLSP_PLUGINS = (
+    "pyflakes",
+    "pycodestyle",
+    "pydocstyle",
+    "mccabe",
+    "autopep8",
+    "yapf",
+    "pylint",
+    "flake8",
+    "rope_autoimport",
+    "jedi_completion",
+)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--pause-ms", type=int, default=30, help="quiet time after each publication")
+    parser.add_argument("--startups", type=int, default=5)
+    parser.add_argument("--no-pylsp", action="store_true", help="skip the python-lsp-server peer")
+    raise SystemExit(asyncio.run(main(parser.parse_args())))
