@@ -48,7 +48,10 @@ def test_a_wrong_value_reports_both_values(bundle_dir):
 
 
 def test_a_triton_compile_error_maps_back_to_the_argus_line(bundle_dir):
-    edit = ("b = tl.load(y + offs, mask=mask, other=0)", "b = tl.load(y + offs, mask=mask, other=0) + tl.arange(0, 1000)")
+    edit = (
+        "b = tl.load(y + offs, mask=mask, other=0)",
+        "b = tl.load(y + offs, mask=mask, other=0) + tl.arange(0, 1000)",
+    )
     result = gate(fixture_bundle(bundle_dir, kernel_edits=[edit]), stages=("compile", "correct"))
     assert result.compile.status == Status.failed
     assert result.correct.status == Status.skipped and result.correct.message == "compile did not pass"

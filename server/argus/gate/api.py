@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from argus.dsl.check import check_source
 from argus.gate.bundle import GateSetupError, checked, select_kernels, write_bundle
 from argus.gate.process import Finished, Progress, run_async, run_blocking
 from argus.gate.result import GateError, GateResult, GateRun, Status
@@ -154,12 +155,13 @@ async def run_bundle_async(
 
 def prepare(source: str, path: str | None, kernel: str | None, device: str, folder: str):
     """(run.py of a fresh bundle, None) or (None, the results that say why the source cannot be gated)."""
-    kernels: list[str] = []
+    check = check_source(source)
+    kernels = [kernel] if kernel is not None else list(check.analysis.kernels)
     try:
-        kernels = select_kernels(checked(source), kernel)
+        select_kernels(checked(source), kernel)
         return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel), None
     except GateSetupError as failure:
-        return None, setup_failure(failure, kernels or ([kernel] if kernel else []), device, path)
+        return None, setup_failure(failure, kernels, device, path)
 
 
 def run_gate_all(
@@ -264,8 +266,6 @@ async def run_gate_async(
 
 def _guard_single(source: str) -> None:
     """Refuse before any work when the kernel is left out of a file with several (checked quickly, no gate)."""
-    from argus.dsl.check import check_source
-
     names = list(check_source(source).analysis.kernels)
     if len(names) > 1:
         raise ValueError(f"the file has several kernels ({', '.join(names)}): name one, or call run_gate_all")

@@ -36,7 +36,8 @@ def correct_line(result: GateResult) -> str:
     where = "interpreter" if facts.interpreter else "GPU"
     tolerance = ", ".join(f"{name} {tol:g}" for name, tol in facts.tolerance.items())
     text = (
-        f"{facts.trials} trials on the {where} (seeds {facts.seeds[0]}..), max abs err "
+        f"{facts.trials} trial{'s' if facts.trials != 1 else ''} on the {where} (seeds {facts.seeds[0]}..), "
+        f"max abs err "
         f"{_number(facts.max_abs_error)}, max rel err {_number(facts.max_rel_error)} (tolerance {tolerance})"
     )
     if facts.first_mismatch is not None:

@@ -1,6 +1,6 @@
 """The JSON schema of a gate result file (GateRun, one GateResult per kernel), as docs/gate.md shows it.
 
-    python -m argus.gate.schema     prints it; tests/gate/test_schema_doc.py checks docs/gate.md holds it
+python -m argus.gate.schema     prints it; tests/gate/test_schema_doc.py checks docs/gate.md holds it
 """
 
 from __future__ import annotations

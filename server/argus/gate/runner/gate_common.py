@@ -195,9 +195,10 @@ class Phases:
         if is_out_of_memory(exc):
             code, what = "AR506", f"out of memory ({phase})"
         generated, line = self.locate(exc, phase)
-        if type(exc).__name__ == "ArgusLaunchError":
-            what = "the launcher rejected the arguments"
-        message = f"{self.kernel}: {what}: {one_line(exception_text(exc))}"
+        text = one_line(exception_text(exc))
+        if type(exc).__name__ == "ArgusLaunchError":  # its message already names kernel, parameter and values
+            what, text = "the launcher rejected the arguments", one_line(str(exc))
+        message = f"{self.kernel}: {what}: {text}"
         return error(code, message, self.stage, line, detail=traceback_tail(exc), generated_line=generated)
 
     def locate(self, exc: BaseException, phase: str) -> tuple[int | None, int | None]:
