@@ -16,10 +16,13 @@ local client_id
 vim.api.nvim_create_autocmd("FileType", {
   pattern = "argus",
   callback = function(args)
+    -- the configuration docs/editors.md gives, with this test's python and folder
     client_id = vim.lsp.start_client({
       name = "argus",
       cmd = { vim.env.ARGUS_PYTHON, "-m", "argus", "serve" },
       root_dir = vim.fn.fnamemodify(vim.env.ARGUS_FILE, ":p:h"),
+      init_options = { argus = { gate = { device = "cpu" } } },
+      settings = { argus = { debounceMs = 150 } },
     })
     vim.lsp.buf_attach_client(args.buf, client_id)
   end,
