@@ -263,7 +263,7 @@ class Evaluator:
             if other is None:
                 merged[key] = entry
                 continue
-            if other.term.eq(entry.term) or z3.simplify(other.term - entry.term).eq(z3.IntVal(0)):
+            if same_term(other.term, entry.term):
                 merged[key] = other if not other.stat else entry
                 continue
             if other.stat or entry.stat:
@@ -722,10 +722,19 @@ class Evaluator:
         self.recording, self.invariants = False, []
         yields = self.run_body(body, iv, havoc, inner)
         self.recording = saved
-        args = [self.refine(init, h, y, iv) for init, h, y in zip(inits, havoc, yields, strict=True)]
-        # pass 2: the real one
-        self.invariants = []
-        yields = self.run_body(body, iv, args, inner)
+        args = [self.refine(init, h, y, loop) for init, h, y in zip(inits, havoc, yields, strict=True)]
+        # pass 2: the real one, repeated (its records dropped) while a carried layout is not inductive
+        for attempt in range(4):
+            marks = (len(self.obligations), len(self.accesses))
+            self.invariants = []
+            yields = self.run_body(body, iv, args, inner)
+            stale = [self.not_inductive(arg, yielded, loop) for arg, yielded in zip(args, yields, strict=True)]
+            if not any(stale):
+                break
+            del self.obligations[marks[0] :], self.accesses[marks[1] :]
+            for arg, keys in zip(args, stale, strict=True):
+                for key in keys if attempt < 2 else list(arg.layout):
+                    arg.layout.pop(key, None)  # from the third attempt on: no carried layout at all
         if self.recording:
             self.prove_invariants(op, loop, context, inner, inits, args, yields)
         self.invariants = saved_invariants
@@ -751,8 +760,27 @@ class Evaluator:
         tags = {tag: fresh(tag) for tag in init.tags}
         return Sym(init.shape, term, dict(init.layout), tags, None)
 
-    def refine(self, init: Sym, havoc: Sym, yielded: Sym, iv) -> Sym:
-        """The carried value for the real pass: exact where the body leaves it unchanged, havoc elsewhere."""
+    @staticmethod
+    def not_inductive(arg: Sym, yielded: Sym, loop: Loop) -> list[Key]:
+        """The carried layout entries one iteration does not reproduce for the next (index at iv + step)."""
+        stale = []
+        for key, entry in arg.layout.items():
+            after = yielded.layout.get(key)
+            form = entry.later if entry.later is not None else entry.term
+            expected = substitute_all(form, [(loop.iv, loop.iv + loop.step)])
+            if after is None or not same_term(after.term, expected):
+                stale.append(key)
+        return stale
+
+    def refine(self, init: Sym, havoc: Sym, yielded: Sym, loop: Loop) -> Sym:
+        """The carried value for the real pass: exact where the body leaves it unchanged, havoc elsewhere.
+
+        A carried layout entry is kept when it is the same every iteration, or when it follows the loop
+        variable (a tile prefetched for the next iteration, `A[M: ..., K: iv + j]`): the index the body yields
+        for iteration iv + step, shifted back to iv; where that does not give the index from before the loop
+        at the first value, iteration 0 keeps the one from before the loop (`If(iv == start, ...)`). The real
+        pass then checks that the body reproduces it (`not_inductive`)."""
+        iv = loop.iv
         term = (
             init.term
             if havoc.term is not None and yielded.term is not None and yielded.term.eq(havoc.term)
@@ -767,12 +795,19 @@ class Evaluator:
         for key, entry in yielded.layout.items():
             first = init.layout.get(key)
             names = free_names(entry.term)
-            unchanged = first is not None and (
-                first.term.eq(entry.term) or z3.simplify(first.term - entry.term).eq(z3.IntVal(0))
-            )
+            unchanged = first is not None and same_term(first.term, entry.term)
             invariant = first is None and iv_name not in names and not any(n.startswith("?") for n in names)
             if unchanged or invariant:
                 layout[key] = entry
+                continue
+            if first is None or any(n.startswith("?") for n in names):
+                continue
+            shifted = substitute_all(entry.term, [(iv, iv - loop.step)])
+            if same_term(substitute_all(shifted, [(iv, loop.start)]), first.term):
+                layout[key] = Entry(shifted, entry.label, entry.stat, entry.origin)
+            else:  # iteration 0 holds what came before the loop (a prologue), later ones what the body fetched
+                term = z3.If(iv == loop.start, first.term, shifted)
+                layout[key] = Entry(term, entry.label, entry.stat, entry.origin, later=shifted)
         return Sym(init.shape, term, layout, tags, None)
 
     def after_loop(self, init: Sym, arg: Sym, var: str) -> Sym:
@@ -924,6 +959,11 @@ def merge_tags(a: dict[str, z3.ArithRef], b: dict[str, z3.ArithRef]) -> dict[str
             continue
         merged[name] = term
     return merged
+
+
+def same_term(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    """Syntactically equal, or equal after z3's simplifier (a cheap, sound, incomplete test)."""
+    return a.eq(b) or z3.simplify(a - b).eq(z3.IntVal(0))
 
 
 def substitute_all(term: z3.BoolRef, pairs) -> z3.BoolRef:

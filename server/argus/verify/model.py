@@ -19,6 +19,7 @@ class Entry:
     label: str  # the tensor dimension (size symbol or number) the index runs over, e.g. "K"
     stat: bool = False  # a statistic: the value went through a reduction that kept this index
     origin: Span | None = None  # where the statistic was reduced
+    later: z3.ArithRef | None = None  # a carried entry `If(iv == start, first, later)`: its form after iteration 0
 
 
 @dataclass(slots=True)
