@@ -1,11 +1,12 @@
-"""Verification time of each example (and of the bug corpus, summed): prints a table, asserts nothing.
+"""Verification time of each example (and, with --corpus, of each corpus kernel): prints a table, asserts nothing.
 
     .venv/bin/python bench/verify_bench.py [--runs 7] [--corpus]
 
 Each example is checked once (parse + analysis, not timed here: bench/parse_bench.py measures it), then
 verified `--runs` times from scratch (no cache) after one warm-up run: the table gives the median and the
-slowest run (wall clock), the median CPU time of the process (less disturbed when other jobs share the cores), the number of obligations (the declared tile constants and every value of each tune list) and
-the time of a re-verification that hits the cache (what the language server pays for an unchanged kernel).
+slowest run (wall clock), the median CPU time of the process (less disturbed when other jobs share the
+cores), the number of obligations (the declared tile constants and every value of each tune list) and the
+time of a re-verification that hits the cache (what the language server pays for an unchanged kernel).
 The aim is at most 300 ms median per example on the 2-core development machine.
 """
 
