@@ -149,3 +149,19 @@ def test_cli_no_verify_skips_the_verifier(tmp_path, capsys):
     path.write_text(TWO_KERNELS)
     assert main(["check", "--no-verify", str(path)]) == 0
     assert "AR301" not in capsys.readouterr().out
+
+
+def test_a_failed_tag_assertion_points_at_where_the_tags_were_set():
+    text = (ROOT / "tests" / "verify" / "corpus" / "tag_pipeline_stage_off_by_one.argus").read_text()
+    failed = next(d for d in verify(text).diagnostics if d.code == "AR305")
+    assert sorted((r.range.start.line + 1, r.message) for r in failed.related) == [
+        (13, "tag `k` of `a` is set here"),
+        (15, "tag `k` of `b` is set here"),
+    ]
+
+
+def test_a_broken_invariant_points_at_its_loop_and_the_tag_sites():
+    text = (ROOT / "tests" / "verify" / "corpus" / "invariant_prologue_wrong_block.argus").read_text()
+    failed = next(d for d in verify(text).diagnostics if d.code == "AR306")
+    lines = [r.range.start.line + 1 for r in failed.related]
+    assert lines[0] == 13 and {12, 20} <= set(lines)

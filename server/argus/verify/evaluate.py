@@ -19,6 +19,7 @@ from argus.dsl.spans import Span
 from argus.dsl.types import ScalarT, TensorT, TileT
 from argus.verify.facts import DataFacts, Partition
 from argus.verify.model import Access, Context, Entry, Key, Loop, Obligation, Sym
+from argus.verify.origins import TagOrigins
 from argus.verify.terms import (
     COORD_NAMES,
     COORDS,
@@ -100,6 +101,14 @@ class Shared:
         self.functions: dict[str, z3.FuncDeclRef] = {}
         self.launch_values: dict[int, Sym] = {}
         self.facts = DataFacts()
+        self._origins: TagOrigins | None = None
+
+    @property
+    def origins(self) -> TagOrigins:
+        """Where tags are set, for related information (built on first use)."""
+        if self._origins is None:
+            self._origins = TagOrigins(self.kernel)
+        return self._origins
 
     def fresh(self, hint: str, sort: str = "int", gap: bool = True) -> z3.ExprRef:
         name = f"?{hint}#{next(self.counter)}"
@@ -662,6 +671,7 @@ class Evaluator:
                     self.program,
                     [],
                     shown,
+                    self.shared.origins.sites(op.operands[0], name) if self.recording else [],
                 )
             )
 
@@ -679,6 +689,7 @@ class Evaluator:
                 self.program,
                 coord_list(cond.shape),
                 tag_reads(op, self),
+                self.shared.origins.reads(op.operands[0]) if self.recording else [],
             )
         )
 
@@ -848,6 +859,7 @@ class Evaluator:
         body_facts = list(inner.assumptions) + [t for _, t in self.invariants]
         for inv, term in self.invariants:
             reads = tag_reads(inv, self)
+            related = [(op.span, "the loop"), *self.shared.origins.reads(inv.operands[0])]
             self.emit(
                 Obligation(
                     "invariant_entry",
@@ -861,7 +873,7 @@ class Evaluator:
                     [],
                     [(f"{loop.name} (first value)", loop.start)]
                     + [(f"{name} on entry", substitute_all(t, entry_pairs)) for name, t in reads],
-                    [(op.span, "the loop")],
+                    related,
                 )
             )
             self.emit(
@@ -877,7 +889,7 @@ class Evaluator:
                     [],
                     [(f"{loop.name} (next value)", nxt)]
                     + [(f"{name} after the iteration", substitute_all(t, step_pairs)) for name, t in reads],
-                    [(op.span, "the loop")],
+                    related,
                 )
             )
 
