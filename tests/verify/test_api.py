@@ -165,3 +165,22 @@ def test_a_broken_invariant_points_at_its_loop_and_the_tag_sites():
     failed = next(d for d in verify(text).diagnostics if d.code == "AR306")
     lines = [r.range.start.line + 1 for r in failed.related]
     assert lines[0] == 13 and {12, 20} <= set(lines)
+
+
+def test_an_internal_failure_in_one_obligation_stays_in_that_obligation(monkeypatch):
+    from argus.verify import solve
+
+    original = solve.Prover.decide
+
+    def flaky(self, obligation):
+        if obligation.kind == "contraction":
+            raise RuntimeError("simulated solver bug")
+        return original(self, obligation)
+
+    monkeypatch.setattr(solve.Prover, "decide", flaky)
+    result = verify((ROOT / "examples" / "matmul.argus").read_text())
+    assert [(d.code, d.data["obligation"], d.data["kind"]) for d in result.diagnostics] == [
+        ("AR312", "AR310", "contraction")
+    ]
+    # one contraction obligation per verified variant: the declared BN, and BN = 128 from its tune list
+    assert (result.stats.unknown, result.stats.refuted) == (2, 0)

@@ -99,8 +99,20 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
         return report
     report.layouts = layouts
     for obligation in obligations:
-        verdict = prover.decide(obligation)
         report.stats.obligations += 1
+        try:
+            verdict = prover.decide(obligation)
+            hint = ""
+            if verdict.status in ("refuted", "unknown") and obligation.kind in ("in_bounds", "coverage"):
+                hint = suggest_requires(prover, obligation)
+            made = (
+                None
+                if verdict.status in ("proved", "suppressed")
+                else diagnostic(obligation, verdict, hint or obligation.hint, variant)
+            )
+        except Exception as error:  # one obligation's failure is its own unknown verdict, not the kernel's
+            verdict = Verdict("unknown", f"internal verifier error: {error!r}")
+            made = diagnostic(obligation, verdict, "", variant)
         if verdict.status == "proved":
             report.stats.proved += 1
             continue
@@ -111,8 +123,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
             report.stats.refuted += 1
         else:
             report.stats.unknown += 1
-        hint = suggest_requires(prover, obligation) if obligation.kind in ("in_bounds", "coverage") else ""
-        report.diagnostics.append(diagnostic(obligation, verdict, hint or obligation.hint, variant))
+        report.diagnostics.append(made)
     report.stats.milliseconds = (time.perf_counter() - started) * 1000
     return report
 
