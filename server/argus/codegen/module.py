@@ -70,8 +70,13 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
         start = len(lines.rows)
         lines.add(0, "")
         lines.add(0, "")
-        lines.extend(kernel_lines(kernel))
-        kernels[name] = kernel_info(kernel)
+        try:
+            lines.extend(kernel_lines(kernel))
+            kernels[name] = kernel_info(kernel)
+        except CodegenError:
+            raise
+        except Exception as bug:  # a code generation bug must become a clear error, never a crash
+            raise CodegenError(f"internal code generation error in `{name}`: {bug!r}", kernel.span) from bug
         spans[name] = (start, len(lines.rows))
     lines.add(0, "")
     lines.add(0, "")
