@@ -13,7 +13,7 @@ from argus.verify.terms import applications, free_names
 from argus.verify.witness import Access as AccessRecord
 from argus.verify.witness import Counterexample
 
-SHRINK_BOUNDS = (16, 64, 256, 1024, 4096)
+SHRINK_BOUNDS = (4, 16, 64, 256, 1024, 4096)
 
 
 @dataclass(slots=True)
