@@ -65,6 +65,8 @@ JSON
   for _ in $(seq 1 120); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/healthz" 2>/dev/null && break; sleep 0.5; done
   say "$name: .vsix installed, code-server up after $((SECONDS - start)) s (server python: $python)"
   local status=0
+  # ARGUS_E2E_PYTHON_ALIAS: the same interpreter under another path, for the interpreter-change scenario
+  ARGUS_E2E_LOGS="$dir/user/logs" ARGUS_E2E_PYTHON_ALIAS="$(dirname "$python")/../bin/$(basename "$python")" \
   NODE_PATH="$T/tools/node_modules" timeout 420 "$N/bin/node" "$REPO/tests/editors/vscode_e2e.js" \
     "http://127.0.0.1:$PORT/?folder=$dir/ws" "$dir/ws" "$ART/$name" "$scenarios" || status=$?
   stop_code_server

@@ -44,8 +44,9 @@ async function openFile(page, name) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ timeout: WAIT });
   await input.fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ timeout: WAIT });
-  await page.keyboard.press('Enter');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ timeout: WAIT });
+  await row.click();
   await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: WAIT });
   await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ timeout: WAIT });
 }
@@ -97,6 +98,37 @@ async function waitForProblem(page, file, diagnostic, present) {
   }
 }
 
+// ${env:NAME} in a scenario's values: the runner passes paths (the server's python) through the environment
+function expand(value) {
+  return JSON.parse(JSON.stringify(value).replace(/\$\{env:(\w+)\}/g, (_, name) => process.env[name] || ''));
+}
+
+// The Argus output channel as VS Code writes it to disk (ARGUS_E2E_LOGS: the user data dir's logs folder).
+function argusLog() {
+  const dir = process.env.ARGUS_E2E_LOGS;
+  if (!dir || !fs.existsSync(dir)) return '';
+  const found = [];
+  const walk = (d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (/Argus\.log$/.test(entry.name)) found.push(p);
+    }
+  };
+  walk(dir);
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+async function waitForLog(text, count) {
+  const deadline = Date.now() + WAIT;
+  for (;;) {
+    const seen = argusLog().split(text).length - 1;
+    if (seen >= count) return seen;
+    if (Date.now() > deadline) throw new Check(`the Argus log has "${text}" ${seen} time(s), expected ${count}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 function lineOf(text, needle) {
   const index = text.split('\n').findIndex((l) => l.includes(needle));
   if (index < 0) throw new Check(`no line containing ${JSON.stringify(needle)}`);
@@ -115,6 +147,21 @@ async function scenario(page, s) {
   await openFile(page, s.file);
   log(`${s.name}: opened ${s.file}`);
 
+  if (s.command) {
+    await runCommand(page, s.command);
+    log(`${s.name}: ran "${s.command}"`);
+  }
+  if (s.editSettings) {
+    // as a user editing .vscode/settings.json: VS Code picks the change up from disk
+    const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+    const settings = { ...JSON.parse(fs.readFileSync(settingsFile, 'utf8')), ...expand(s.editSettings) };
+    fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    log(`${s.name}: settings now ${JSON.stringify(settings)}`);
+  }
+  for (const expected of s.expectLog || []) {
+    const count = await waitForLog(expected.text, expected.count || 1);
+    log(`${s.name}: the Argus log has "${expected.text}" ${count} time(s)`);
+  }
   if (s.notification) {
     const toast = page.locator('.notifications-toasts .notification-toast', { hasText: s.notification });
     await toast.first().waitFor({ timeout: WAIT });

@@ -37,6 +37,8 @@ export class ArgusClient implements vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   readonly onDidChangeState = this.stateEmitter.event;
   private current: ServerState = "stopped";
+  /** The client a pending restart will stop. */
+  private retiring: LanguageClient | undefined;
   /** Serializes start/stop so that two quick restarts never run two servers. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -60,6 +62,9 @@ export class ArgusClient implements vscode.Disposable {
   }
 
   restart(reason: string): Promise<void> {
+    // at once, not when the queue gets here: the settings change that asked for this restart must not reach
+    // the client being stopped
+    this.retiring = this.client;
     return this.enqueue(async () => {
       this.output.info(`restarting the server: ${reason}`);
       await this.doStop();
@@ -121,6 +126,11 @@ export class ArgusClient implements vscode.Disposable {
       ],
       initializationOptions: initializationOptions(settings),
       synchronize: { configurationSection: "argus" },
+      middleware: {
+        workspace: {
+          didChangeConfiguration: (sections, next) => (client === this.retiring ? Promise.resolve() : next(sections)),
+        },
+      },
       outputChannel: this.output,
       traceOutputChannel: this.output,
       // A failed initialize is explained by reportStartupProblem, not by the client's raw error message.
