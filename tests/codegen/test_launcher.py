@@ -186,3 +186,10 @@ def test_outputs_written_by_atomic_add_start_from_zero(build):
     module.colsum(x, total, count)
     assert torch.all(total == 0) and torch.all(count == 0)
     assert len(module.KERNELS["colsum"]["jit"].launches) == 1
+
+
+def test_tensor_whose_offsets_overflow_32_bits_is_refused(build):
+    module = build(EXAMPLE["vector_add"])
+    x = torch.empty_strided((3,), (2**30,), device="meta")  # its last element sits 2**31 elements in
+    message = launch_error(module.vector_add, x, x, x)
+    assert "`x`" in message and "2**31" in message

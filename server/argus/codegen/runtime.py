@@ -130,6 +130,10 @@ def _sizes(kernel, values, constants):
                 f"rank {len(param['dims'])} ({expected})",
                 f"rank {value.dim()}: {_describe(value)}",
             )
+        reach = sum((n - 1) * abs(s) for n, s in zip(value.shape, value.stride()))  # noqa: B905
+        if reach >= 2**31:
+            expected = "element offsets below 2**31 (the kernel computes them in 32 bits)"
+            raise ArgusLaunchError(name, param["name"], expected, f"{_describe(value)}, reaching {reach}")
         if device is None:
             device, first = value.device, param["name"]
         elif value.device != device:
