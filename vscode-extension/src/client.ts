@@ -13,7 +13,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 
-import { commandsToRegisterFromServer } from "./protocol";
+import { commandsToRegisterFromServer, GATE_RESULT_NOTIFICATION } from "./protocol";
 import { onPythonInterpreterChange, pythonExtensionInterpreter } from "./pythonExtension";
 import { describeLaunch, resolveServerLaunch, type ServerLaunch } from "./serverCommand";
 import { initializationOptions, readSettings, type ArgusSettings } from "./settings";
@@ -35,6 +35,9 @@ export class ArgusClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private pythonWatch: vscode.Disposable | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly gateEmitter = new vscode.EventEmitter<unknown>();
+  /** A gate run ended that this extension did not ask for (gate on save), as the server reports it. */
+  readonly onGateResult = this.gateEmitter.event;
   readonly onDidChangeState = this.stateEmitter.event;
   private current: ServerState = "stopped";
   /** The client a pending restart will stop. */
@@ -88,6 +91,7 @@ export class ArgusClient implements vscode.Disposable {
     this.pythonWatch?.dispose();
     void this.stop();
     this.stateEmitter.dispose();
+    this.gateEmitter.dispose();
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -151,6 +155,7 @@ export class ArgusClient implements vscode.Disposable {
     };
     const client = new LanguageClient("argus", "Argus Language Server", serverOptions, clientOptions);
     this.keepExtensionCommands(client);
+    client.onNotification(GATE_RESULT_NOTIFICATION, (params: unknown) => this.gateEmitter.fire(params));
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client && initialized) {
         this.setState("stopped");

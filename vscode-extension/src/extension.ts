@@ -18,6 +18,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const client = argus;
   context.subscriptions.push(output, status, client);
   context.subscriptions.push(client.onDidChangeState((state) => status.setServerState(state)));
+  context.subscriptions.push(client.onGateResult((response) => status.gateFinished(summarizeGateResponse(response))));
   status.showFor(vscode.window.activeTextEditor);
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((editor) => status.showFor(editor)));
 
