@@ -6,33 +6,43 @@ by constants); float values carry no term, only their layout and tags. Along the
 the memory accesses and emits the obligations that belong to one op (contraction, alignment, tags,
 invariants, hints). Loops are evaluated twice: a first pass finds which carried values change, the second
 keeps the unchanged ones exact and havocs the rest (their tags are then constrained only by invariants).
+
+The ops are grouped by theme: values, elementwise ops, shapes and `dot` here; tensor accesses in memory.py;
+tags, assertions, invariants and hints in claims.py; `for` and `if` in control_flow.py.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import z3
 
 from argus.dsl import ir
 from argus.dsl.spans import Span
-from argus.dsl.types import ScalarT, TensorT, TileT
-from argus.verify.facts import DataFacts, Partition
-from argus.verify.model import Access, Context, Entry, Key, Loop, Obligation, Sym
-from argus.verify.origins import TagOrigins
+from argus.verify.claims import ClaimsMixin
+from argus.verify.control_flow import ControlFlowMixin
+from argus.verify.memory import MemoryMixin
+from argus.verify.model import Access, Context, Entry, Key, Obligation, Sym
+from argus.verify.shared import Shared
 from argus.verify.terms import (
     COORD_NAMES,
     COORDS,
     ceil_div,
     depends_on,
-    free_names,
-    is_nonnegative,
     move_coords,
     trunc_div,
     trunc_mod,
 )
 from argus.verify.terms import (
     show as show_term,
+)
+from argus.verify.values import (
+    Unsupported,
+    coord_list,
+    coord_ranges,
+    is_bool,
+    is_int,
+    merge_tags,
+    same_term,
+    shape_of,
 )
 
 INT_OPS = {
@@ -52,83 +62,7 @@ COMPARES = {
 }
 
 
-class Unsupported(Exception):
-    """An op the evaluator cannot model; the kernel's obligations become unknown with this reason."""
-
-
-def is_int(type_) -> bool:
-    return isinstance(type_, ScalarT | TileT) and type_.dtype.is_integer and type_.dtype.kind != "bool"
-
-
-def is_bool(type_) -> bool:
-    return isinstance(type_, ScalarT | TileT) and type_.dtype.kind == "bool"
-
-
-def shape_of(type_) -> tuple[int, ...]:
-    return tuple(d.value for d in type_.shape) if isinstance(type_, TileT) else ()
-
-
-def coord_ranges(shape: tuple[int, ...], coords: list[z3.ArithRef] | None = None) -> list[z3.BoolRef]:
-    coords = coords or COORDS
-    return [z3.And(coords[k] >= 0, coords[k] < n) for k, n in enumerate(shape)]
-
-
-def coord_list(shape: tuple[int, ...], coords: list[z3.ArithRef] | None = None) -> list[tuple[str, z3.ArithRef]]:
-    coords = coords or COORDS
-    return [(COORD_NAMES[k], coords[k]) for k in range(len(shape))]
-
-
-class Shared:
-    """Names every program of a launch shares: sizes, scalar parameters, tensor data, havoc counters."""
-
-    def __init__(self, kernel: ir.KernelIR):
-        self.kernel = kernel
-        self.sizes = {name: z3.Int(name) for name in kernel.sizes}
-        self.scalars: dict[int, z3.ExprRef | None] = {}
-        self.tensors: dict[int, ir.ParamIR] = {}
-        for param in kernel.params:
-            if isinstance(param.type, TensorT):
-                self.tensors[param.value.id] = param
-            elif is_int(param.type):
-                self.scalars[param.value.id] = z3.Int(param.name)
-            elif is_bool(param.type):
-                self.scalars[param.value.id] = z3.Bool(param.name)
-            else:
-                self.scalars[param.value.id] = None
-        self.counter = itertools.count()
-        self.gaps: set[str] = set()  # havoc variables standing for values the evaluator does not model
-        self.carried: dict[str, bool] = {}  # havoc variable of a carried value -> its loop has an invariant
-        self.functions: dict[str, z3.FuncDeclRef] = {}
-        self.launch_values: dict[int, Sym] = {}
-        self.facts = DataFacts()
-        self._origins: TagOrigins | None = None
-
-    @property
-    def origins(self) -> TagOrigins:
-        """Where tags are set, for related information (built on first use)."""
-        if self._origins is None:
-            self._origins = TagOrigins(self.kernel)
-        return self._origins
-
-    def fresh(self, hint: str, sort: str = "int", gap: bool = True) -> z3.ExprRef:
-        name = f"?{hint}#{next(self.counter)}"
-        if gap:
-            self.gaps.add(name)
-        return z3.Bool(name) if sort == "bool" else z3.Int(name)
-
-    def data(self, tensor: str, rank: int) -> z3.FuncDeclRef:
-        if tensor not in self.functions:
-            self.functions[tensor] = z3.Function(tensor, *([z3.IntSort()] * rank), z3.IntSort())
-        return self.functions[tensor]
-
-    def dims(self, param: ir.ParamIR) -> list[z3.ArithRef]:
-        dims = []
-        for d in param.type.shape:
-            dims.append(z3.IntVal(d.offset) if d.symbol is None else self.sizes[d.symbol] + d.offset)
-        return dims
-
-
-class Evaluator:
+class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
     """Evaluates the body of one kernel for one program of the grid (instance suffix '' or "'")."""
 
     def __init__(self, shared: Shared, suffix: str, record_obligations: bool):
@@ -389,41 +323,6 @@ class Evaluator:
                 term = self.shared.fresh("float converted to an integer")
         self.result(op, Sym(x.shape, term, dict(x.layout), dict(x.tags), x.valid))
 
-    def op_hint(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        n, fn = op.attrs["n"], op.attrs["fn"]
-        term = self.int_term(x)
-        if fn == "multiple_of":
-            goal = trunc_mod(term, z3.IntVal(n), self.nonnegative) == 0
-            ranges = coord_ranges(x.shape)
-            claim = f"multiple_of(x, {n}): every element is a multiple of {n}"
-        else:
-            last = len(x.shape) - 1
-            if last < 0:
-                goal, ranges = z3.BoolVal(True), []
-            else:
-                nxt = move_coords(term, {last: COORDS[last] + 1})
-                inside = z3.And(trunc_mod(COORDS[last], z3.IntVal(n)) != n - 1, COORDS[last] + 1 < x.shape[last])
-                goal = z3.Implies(inside, nxt == term + 1)
-                ranges = coord_ranges(x.shape)
-            claim = f"max_contiguous(x, {n}): runs of {n} consecutive values"
-        self.emit(
-            Obligation(
-                "hint",
-                "AR309",
-                op.span,
-                f"compiler hint not established: {claim}",
-                goal,
-                context.assumptions + ranges,
-                context.loops,
-                self.program,
-                coord_list(x.shape),
-                [("x", term)],
-            )
-        )
-        self.result(op, x)
-
-    # shapes --------------------------------------------------------------------------------------
     def moved(self, op: ir.Op, x: Sym, mapping: dict[int, z3.ArithRef], shape) -> None:
         layout = {k: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for k, e in x.layout.items()}
         sym = Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), move_coords(x.valid, mapping))
@@ -531,394 +430,6 @@ class Evaluator:
         self.result(op, sym)
 
     # memory --------------------------------------------------------------------------------------
-    def access(self, op: ir.Op, context: Context) -> Access:
-        parts = ir.memory_access(op)
-        param = self.shared.tensors[parts.tensor.id]
-        shape = shape_of(op.result.type) if op.kind == "load" else self.access_shape(parts)
-        indices = [self.int_term(self.aligned(self.get(v), shape)) for v in parts.indices]
-        mask = z3.BoolVal(True)
-        if parts.mask is not None:
-            mask = self.bool_term(self.aligned(self.get(parts.mask), shape))
-        labels = [str(d) for d in param.type.shape]
-        access = Access(
-            op.kind, param.name, indices, mask, shape, self.shared.dims(param), labels, op.span, context, self.program
-        )
-        if self.recording:
-            self.accesses.append(access)
-        self.bounds(access)
-        return access
-
-    def access_shape(self, parts: ir.MemoryAccess) -> tuple[int, ...]:
-        """The broadcast of the indices, the value and the mask: the shape of the stored tile."""
-        shapes = [shape_of(v.type) for v in [*parts.indices, parts.value, parts.mask] if v is not None]
-        rank = max((len(s) for s in shapes), default=0)
-        result = [1] * rank
-        for shape in shapes:
-            for k, n in enumerate(shape):
-                axis = k + rank - len(shape)
-                result[axis] = max(result[axis], n)
-        return tuple(result)
-
-    def bounds(self, access: Access) -> None:
-        inside = [z3.And(index >= 0, index < dim) for index, dim in zip(access.indices, access.dims, strict=True)]
-        shown = [
-            (f"{access.tensor} index {d} ({label})", idx)
-            for d, (idx, label) in enumerate(zip(access.indices, access.labels, strict=True))
-        ]
-        shown += [(f"{access.tensor} extent {d}", dim) for d, dim in enumerate(access.dims)]
-        self.emit(
-            Obligation(
-                "in_bounds",
-                "AR301",
-                access.span,
-                f"{access.kind} of `{access.tensor}` may be out of bounds",
-                z3.And(*inside) if inside else z3.BoolVal(True),
-                access.context.assumptions + coord_ranges(access.shape) + [access.mask],
-                access.context.loops,
-                self.program,
-                coord_list(access.shape),
-                shown,
-            )
-        )
-
-    def op_load(self, op: ir.Op, context: Context) -> None:
-        access = self.access(op, context)
-        parts = ir.memory_access(op)
-        param = self.shared.tensors[parts.tensor.id]
-        term = None
-        if is_int(op.result.type) or is_bool(op.result.type):
-            data = self.shared.data(param.name, len(access.indices))(*access.indices)
-            self.shared.facts.note(param.name, data)
-            if is_bool(op.result.type):
-                data = data != 0
-            other = self.aligned(self.get(parts.other), access.shape).term if parts.other is not None else None
-            if other is None:
-                other = self.shared.fresh("masked-off element", "bool" if is_bool(op.result.type) else "int")
-            if z3.is_bool(other) != z3.is_bool(data):
-                other = other != 0 if z3.is_bool(data) else z3.If(other, 1, 0)
-            term = data if parts.mask is None else z3.If(access.mask, data, other)
-        layout, tags = {}, {}
-        counts = {label: access.labels.count(label) for label in access.labels}
-        origin = [z3.IntVal(0)] * len(access.shape)
-        for axis, (index, label) in enumerate(zip(access.indices, access.labels, strict=True)):
-            layout[(param.name, axis)] = Entry(index, label)
-            if counts[label] == 1 and label.isidentifier():
-                tags[label] = move_coords(index, dict(enumerate(origin)))
-        valid = None if parts.mask is None else access.mask
-        self.result(op, Sym(access.shape, term, layout, tags, valid))
-
-    def op_store(self, op: ir.Op, context: Context) -> None:
-        self.access(op, context)
-
-    def op_atomic_add(self, op: ir.Op, context: Context) -> None:
-        self.access(op, context)
-
-    # tags ----------------------------------------------------------------------------------------
-    def op_tag(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        tags = dict(x.tags)
-        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
-            tags[name] = self.int_term(self.get(value))
-        self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid))
-
-    def op_tag_read(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        name = op.attrs["name"]
-        if name in x.tags:
-            self.result(op, Sym((), x.tags[name]))
-            return
-        known = ", ".join(sorted(x.tags)) or "none"
-        what = op.operands[0].name or "the value"
-        self.emit(
-            Obligation(
-                "tag_missing",
-                "AR308",
-                op.span,
-                f"`{what}` has no tag `{name}` here (its tags: {known})",
-                z3.BoolVal(False),
-                list(context.assumptions),
-                context.loops,
-                self.program,
-            )
-        )
-        self.result(op, Sym((), self.shared.fresh(f"missing tag {name}")))
-
-    def op_assert_tag(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        what = op.operands[0].name or "the value"
-        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
-            expected = self.int_term(self.get(value))
-            if name not in x.tags:
-                goal, shown = z3.BoolVal(False), [("expected", expected)]
-                message = f"`{what}` has no tag `{name}` here (its tags: {', '.join(sorted(x.tags)) or 'none'})"
-                kind, code = "tag_missing", "AR308"
-            else:
-                goal, shown = x.tags[name] == expected, [(f"{what}.{name}", x.tags[name]), ("expected", expected)]
-                message, kind, code = (
-                    f"tag assertion fails: {what}.{name} differs from the stated value",
-                    "tag",
-                    "AR305",
-                )
-            self.emit(
-                Obligation(
-                    kind,
-                    code,
-                    op.span,
-                    message,
-                    goal,
-                    list(context.assumptions),
-                    context.loops,
-                    self.program,
-                    [],
-                    shown,
-                    self.shared.origins.sites(op.operands[0], name) if self.recording else [],
-                )
-            )
-
-    def op_assert(self, op: ir.Op, context: Context) -> None:
-        cond = self.get(op.operands[0])
-        self.emit(
-            Obligation(
-                "tag",
-                "AR305",
-                op.span,
-                "tag assertion fails",
-                self.bool_term(cond),
-                context.assumptions + coord_ranges(cond.shape),
-                context.loops,
-                self.program,
-                coord_list(cond.shape),
-                tag_reads(op, self),
-                self.shared.origins.reads(op.operands[0]) if self.recording else [],
-            )
-        )
-
-    def op_invariant(self, op: ir.Op, context: Context) -> Context:
-        cond = self.get(op.operands[0])
-        term = self.bool_term(cond)
-        if cond.shape:
-            term = z3.ForAll(
-                [COORDS[k] for k in range(len(cond.shape))], z3.Implies(z3.And(*coord_ranges(cond.shape)), term)
-            )
-        self.invariants.append((op, term))
-        return context.child(term)
-
-    # control flow --------------------------------------------------------------------------------
-    invariants: list
-
-    def op_for(self, op: ir.Op, context: Context) -> None:
-        start, stop, step = (self.int_term(self.get(v)) for v in op.operands[:3])
-        inits = [self.get(v) for v in op.operands[3:]]
-        body = op.regions[0]
-        iv = z3.Int(f"{op.attrs['var']}@{op.span.line + 1}{self.suffix}")
-        loop = Loop(op.attrs["var"], iv, start, step, op.span)
-        if z3.is_int_value(step):
-            s = step.as_long()
-            if s > 0:
-                inside = z3.And(iv >= start, iv < stop, (iv - start) % s == 0)
-            else:
-                inside = z3.And(iv <= start, iv > stop, (start - iv) % (-s) == 0)
-        else:
-            t = self.shared.fresh(f"iteration of {op.attrs['var']}", gap=False)
-            inside = z3.And(
-                t >= 0, iv == start + step * t, z3.Or(z3.And(step > 0, iv < stop), z3.And(step < 0, iv > stop))
-            )
-        if z3.is_int_value(step) and step.as_long() > 0 and is_nonnegative(start, self.nonnegative):
-            self.nonnegative.add(str(iv))
-        inner = context.child(inside, loop)
-        has_invariant = any(o.kind == "invariant" for o in body.ops)
-        # pass 1: every carried value havocked, to learn which ones the body leaves unchanged
-        havoc = [self.havoc(init, name, has_invariant) for init, name in zip(inits, op.attrs["carried"], strict=True)]
-        saved, saved_invariants = self.recording, self.invariants
-        self.recording, self.invariants = False, []
-        yields = self.run_body(body, iv, havoc, inner)
-        self.recording = saved
-        args = [self.refine(init, h, y, loop) for init, h, y in zip(inits, havoc, yields, strict=True)]
-        # pass 2: the real one, repeated (its records dropped) while a carried layout is not inductive
-        for attempt in range(4):
-            marks = (len(self.obligations), len(self.accesses))
-            self.invariants = []
-            yields = self.run_body(body, iv, args, inner)
-            stale = [self.not_inductive(arg, yielded, loop) for arg, yielded in zip(args, yields, strict=True)]
-            if not any(stale):
-                break
-            del self.obligations[marks[0] :], self.accesses[marks[1] :]
-            for arg, keys in zip(args, stale, strict=True):
-                for key in keys if attempt < 2 else list(arg.layout):
-                    arg.layout.pop(key, None)  # from the third attempt on: no carried layout at all
-        if self.recording:
-            self.prove_invariants(op, loop, context, inner, inits, args, yields)
-        self.invariants = saved_invariants
-        for result, init, arg in zip(op.results, inits, args, strict=True):
-            self.set(result, self.after_loop(init, arg, op.attrs["var"]), op.span)
-
-    def run_body(self, body: ir.Block, iv, args: list[Sym], context: Context) -> list[Sym]:
-        self.values[body.args[0].id] = Sym((), iv)
-        for value, sym in zip(body.args[1:], args, strict=True):
-            self.values[value.id] = sym
-        self.block(body, context)
-        return [self.get(v) for v in body.yields]
-
-    def havoc(self, init: Sym, name: str, has_invariant: bool) -> Sym:
-        def fresh(hint, sort="int"):
-            var = self.shared.fresh(f"{name}.{hint}", sort, gap=False)
-            self.shared.carried[str(var)] = has_invariant
-            return var
-
-        term = None
-        if init.term is not None:
-            term = fresh("value", "bool" if z3.is_bool(init.term) else "int")
-        tags = {tag: fresh(tag) for tag in init.tags}
-        return Sym(init.shape, term, dict(init.layout), tags, None)
-
-    @staticmethod
-    def not_inductive(arg: Sym, yielded: Sym, loop: Loop) -> list[Key]:
-        """The carried layout entries one iteration does not reproduce for the next (index at iv + step)."""
-        stale = []
-        for key, entry in arg.layout.items():
-            after = yielded.layout.get(key)
-            form = entry.later if entry.later is not None else entry.term
-            expected = substitute_all(form, [(loop.iv, loop.iv + loop.step)])
-            if after is None or not same_term(after.term, expected):
-                stale.append(key)
-        return stale
-
-    def refine(self, init: Sym, havoc: Sym, yielded: Sym, loop: Loop) -> Sym:
-        """The carried value for the real pass: exact where the body leaves it unchanged, havoc elsewhere.
-
-        A carried layout entry is kept when it is the same every iteration, or when it follows the loop
-        variable (a tile prefetched for the next iteration, `A[M: ..., K: iv + j]`): the index the body yields
-        for iteration iv + step, shifted back to iv; where that does not give the index from before the loop
-        at the first value, iteration 0 keeps the one from before the loop (`If(iv == start, ...)`). The real
-        pass then checks that the body reproduces it (`not_inductive`)."""
-        iv = loop.iv
-        term = (
-            init.term
-            if havoc.term is not None and yielded.term is not None and yielded.term.eq(havoc.term)
-            else havoc.term
-        )
-        tags = {}
-        for name, var in havoc.tags.items():
-            tags[name] = init.tags[name] if name in yielded.tags and yielded.tags[name].eq(var) else var
-        # a tag set only inside the loop is not carried: iteration 0 does not have it
-        layout = {}
-        iv_name = str(iv)
-        for key, entry in yielded.layout.items():
-            first = init.layout.get(key)
-            names = free_names(entry.term)
-            unchanged = first is not None and same_term(first.term, entry.term)
-            invariant = first is None and iv_name not in names and not any(n.startswith("?") for n in names)
-            if unchanged or invariant:
-                layout[key] = entry
-                continue
-            if first is None or any(n.startswith("?") for n in names):
-                continue
-            shifted = substitute_all(entry.term, [(iv, iv - loop.step)])
-            if same_term(substitute_all(shifted, [(iv, loop.start)]), first.term):
-                layout[key] = Entry(shifted, entry.label, entry.stat, entry.origin)
-            else:  # iteration 0 holds what came before the loop (a prologue), later ones what the body fetched
-                term = z3.If(iv == loop.start, first.term, shifted)
-                layout[key] = Entry(term, entry.label, entry.stat, entry.origin, later=shifted)
-        return Sym(init.shape, term, layout, tags, None)
-
-    def after_loop(self, init: Sym, arg: Sym, var: str) -> Sym:
-        term = arg.term
-        if term is not None and (init.term is None or not term.eq(init.term)):
-            term = self.shared.fresh(f"{var}-loop result", "bool" if z3.is_bool(term) else "int")
-        tags = {}
-        for name, value in arg.tags.items():
-            if init.tags.get(name) is not None and value.eq(init.tags[name]):
-                tags[name] = value
-            else:
-                tags[name] = self.shared.fresh(f"tag {name} after the {var} loop")
-        return Sym(arg.shape, term, dict(arg.layout), tags, None)
-
-    def prove_invariants(self, op: ir.Op, loop: Loop, outer: Context, inner: Context, inits, args, yields) -> None:
-        if not self.invariants:
-            return
-        entry_pairs = [(loop.iv, loop.start)]
-        step_pairs = [(loop.iv, loop.iv + loop.step)]
-        for init, arg, yielded in zip(inits, args, yields, strict=True):
-            if arg.term is not None and init.term is not None and not arg.term.eq(init.term):
-                entry_pairs.append((arg.term, init.term))
-                if yielded.term is not None:
-                    step_pairs.append((arg.term, yielded.term))
-            for name, var in arg.tags.items():
-                if init.tags.get(name) is not None and var.eq(init.tags[name]):
-                    continue
-                entry_pairs.append((var, init.tags.get(name, self.shared.fresh(f"unset tag {name}"))))
-                step_pairs.append((var, yielded.tags.get(name, self.shared.fresh(f"unset tag {name}"))))
-        runs = z3.Or(
-            z3.And(loop.step > 0, loop.start < self.int_term(self.get(op.operands[1]))),
-            z3.And(loop.step < 0, loop.start > self.int_term(self.get(op.operands[1]))),
-        )
-        stop = self.int_term(self.get(op.operands[1]))
-        nxt = loop.iv + loop.step
-        has_next = z3.Or(z3.And(loop.step > 0, nxt < stop), z3.And(loop.step < 0, nxt > stop))
-        # the body's assumptions: the loop range and every invariant, as the body saw them
-        body_facts = list(inner.assumptions) + [t for _, t in self.invariants]
-        for inv, term in self.invariants:
-            reads = tag_reads(inv, self)
-            related = [(op.span, "the loop"), *self.shared.origins.reads(inv.operands[0])]
-            self.emit(
-                Obligation(
-                    "invariant_entry",
-                    "AR306",
-                    inv.span,
-                    "loop invariant does not hold on entry to the loop",
-                    substitute_all(term, entry_pairs),
-                    [*outer.assumptions, runs],
-                    outer.loops,
-                    self.program,
-                    [],
-                    [(f"{loop.name} (first value)", loop.start)]
-                    + [(f"{name} on entry", substitute_all(t, entry_pairs)) for name, t in reads],
-                    related,
-                )
-            )
-            self.emit(
-                Obligation(
-                    "invariant_step",
-                    "AR307",
-                    inv.span,
-                    "loop invariant is not preserved by an iteration",
-                    substitute_all(term, step_pairs),
-                    [*body_facts, has_next],
-                    inner.loops,
-                    self.program,
-                    [],
-                    [(f"{loop.name} (next value)", nxt)]
-                    + [(f"{name} after the iteration", substitute_all(t, step_pairs)) for name, t in reads],
-                    related,
-                )
-            )
-
-    def op_if(self, op: ir.Op, context: Context) -> None:
-        cond = self.bool_term(self.get(op.operands[0])) if op.operands else self.shared.fresh("if", "bool")
-        then_block, else_block = op.regions
-        self.block(then_block, context.child(cond))
-        then_values = [self.get(v) for v in then_block.yields]
-        self.block(else_block, context.child(z3.Not(cond)))
-        else_values = [self.get(v) for v in else_block.yields]
-        for result, a, b in zip(op.results, then_values, else_values, strict=True):
-            shape = shape_of(result.type)
-            a, b = self.aligned(a, shape), self.aligned(b, shape)
-            term = None
-            if a.term is not None and b.term is not None:
-                if z3.is_bool(a.term) == z3.is_bool(b.term):
-                    term = z3.If(cond, a.term, b.term)
-                else:
-                    term = z3.If(cond, self.int_term(a), self.int_term(b))
-            layout = {k: e for k, e in a.layout.items() if k in b.layout and b.layout[k].term.eq(e.term)}
-            tags = {n: z3.If(cond, t, b.tags[n]) for n, t in a.tags.items() if n in b.tags}
-            self.set(result, Sym(shape, term, layout, tags), op.span)
-
-    def op_partition(self, op: ir.Op, context: Context) -> None:
-        param = self.shared.tensors[op.operands[0].id]
-        total = self.int_term(self.get(op.operands[1]))
-        function = self.shared.data(param.name, 1)
-        self.shared.facts.partitions[param.name] = Partition(function, total, self.shared.dims(param)[0])
-        self.result(op, Sym((), z3.BoolVal(True)))
 
     # ---- obligations ------------------------------------------------------------------------------
     def emit(self, obligation: Obligation) -> None:
@@ -961,42 +472,4 @@ class Evaluator:
         return f"[{shape}] ({coords}) -> {text}" if sym.shape else text
 
 
-def merge_tags(a: dict[str, z3.ArithRef], b: dict[str, z3.ArithRef]) -> dict[str, z3.ArithRef]:
-    """Tags of a value computed from two others: a tag both carry survives only where they agree."""
-    merged = dict(a)
-    for name, term in b.items():
-        if name in merged and not merged[name].eq(term):
-            if not z3.simplify(merged[name] - term).eq(z3.IntVal(0)):
-                del merged[name]
-            continue
-        merged[name] = term
-    return merged
-
-
-def same_term(a: z3.ExprRef, b: z3.ExprRef) -> bool:
-    """Syntactically equal, or equal after z3's simplifier (a cheap, sound, incomplete test)."""
-    return a.eq(b) or z3.simplify(a - b).eq(z3.IntVal(0))
-
-
-def substitute_all(term: z3.BoolRef, pairs) -> z3.BoolRef:
-    pairs = [(a, b) for a, b in pairs if not a.eq(b)]
-    return z3.substitute(term, *pairs) if pairs else term
-
-
-def tag_reads(op: ir.Op, evaluator: Evaluator) -> list[tuple[str, z3.ExprRef]]:
-    """The tag values a condition reads, for the witness: `a.k`, `b.k`."""
-    shown = []
-    stack, seen = [op.operands[0]], set()
-    while stack:
-        value = stack.pop()
-        if value.id in seen or value.op is None:
-            continue
-        seen.add(value.id)
-        if value.op.kind == "tag_read":
-            source = value.op.operands[0].name or "value"
-            sym = evaluator.values.get(value.id)
-            if sym is not None and sym.term is not None:
-                shown.append((f"{source}.{value.op.attrs['name']}", sym.term))
-            continue
-        stack.extend(value.op.operands)
-    return shown
+__all__ = ["Evaluator", "Shared", "Unsupported", "coord_list", "coord_ranges"]

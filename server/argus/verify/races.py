@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import z3
 
-from argus.verify.evaluate import Evaluator, coord_list, coord_ranges
+from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Obligation, Second
 from argus.verify.terms import COORDS, substitute
+from argus.verify.values import coord_list, coord_ranges
 
 OTHER_COORDS = [z3.Int(f"f{k}") for k in range(len(COORDS))]
 WRITES = ("store", "atomic_add")

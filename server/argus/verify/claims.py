@@ -1,0 +1,165 @@
+"""Tags, tag assertions, invariants and compiler hints: the claims a kernel states about itself."""
+
+from __future__ import annotations
+
+import z3
+
+from argus.dsl import ir
+from argus.verify.model import Context, Obligation, Sym
+from argus.verify.terms import (
+    COORDS,
+    move_coords,
+    trunc_mod,
+)
+from argus.verify.values import coord_list, coord_ranges
+
+
+class ClaimsMixin:
+    """Evaluator ops for what a kernel claims: tags, assertions, invariants, hints (mixed into Evaluator)."""
+
+    def op_hint(self, op: ir.Op, context: Context) -> None:
+        x = self.get(op.operands[0])
+        n, fn = op.attrs["n"], op.attrs["fn"]
+        term = self.int_term(x)
+        if fn == "multiple_of":
+            goal = trunc_mod(term, z3.IntVal(n), self.nonnegative) == 0
+            ranges = coord_ranges(x.shape)
+            claim = f"multiple_of(x, {n}): every element is a multiple of {n}"
+        else:
+            last = len(x.shape) - 1
+            if last < 0:
+                goal, ranges = z3.BoolVal(True), []
+            else:
+                nxt = move_coords(term, {last: COORDS[last] + 1})
+                inside = z3.And(trunc_mod(COORDS[last], z3.IntVal(n)) != n - 1, COORDS[last] + 1 < x.shape[last])
+                goal = z3.Implies(inside, nxt == term + 1)
+                ranges = coord_ranges(x.shape)
+            claim = f"max_contiguous(x, {n}): runs of {n} consecutive values"
+        self.emit(
+            Obligation(
+                "hint",
+                "AR309",
+                op.span,
+                f"compiler hint not established: {claim}",
+                goal,
+                context.assumptions + ranges,
+                context.loops,
+                self.program,
+                coord_list(x.shape),
+                [("x", term)],
+            )
+        )
+        self.result(op, x)
+
+    # shapes --------------------------------------------------------------------------------------
+
+    def op_tag(self, op: ir.Op, context: Context) -> None:
+        x = self.get(op.operands[0])
+        tags = dict(x.tags)
+        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
+            tags[name] = self.int_term(self.get(value))
+        self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid))
+
+    def op_tag_read(self, op: ir.Op, context: Context) -> None:
+        x = self.get(op.operands[0])
+        name = op.attrs["name"]
+        if name in x.tags:
+            self.result(op, Sym((), x.tags[name]))
+            return
+        known = ", ".join(sorted(x.tags)) or "none"
+        what = op.operands[0].name or "the value"
+        self.emit(
+            Obligation(
+                "tag_missing",
+                "AR308",
+                op.span,
+                f"`{what}` has no tag `{name}` here (its tags: {known})",
+                z3.BoolVal(False),
+                list(context.assumptions),
+                context.loops,
+                self.program,
+            )
+        )
+        self.result(op, Sym((), self.shared.fresh(f"missing tag {name}")))
+
+    def op_assert_tag(self, op: ir.Op, context: Context) -> None:
+        x = self.get(op.operands[0])
+        what = op.operands[0].name or "the value"
+        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
+            expected = self.int_term(self.get(value))
+            if name not in x.tags:
+                goal, shown = z3.BoolVal(False), [("expected", expected)]
+                message = f"`{what}` has no tag `{name}` here (its tags: {', '.join(sorted(x.tags)) or 'none'})"
+                kind, code = "tag_missing", "AR308"
+            else:
+                goal, shown = x.tags[name] == expected, [(f"{what}.{name}", x.tags[name]), ("expected", expected)]
+                message, kind, code = (
+                    f"tag assertion fails: {what}.{name} differs from the stated value",
+                    "tag",
+                    "AR305",
+                )
+            self.emit(
+                Obligation(
+                    kind,
+                    code,
+                    op.span,
+                    message,
+                    goal,
+                    list(context.assumptions),
+                    context.loops,
+                    self.program,
+                    [],
+                    shown,
+                    self.shared.origins.sites(op.operands[0], name) if self.recording else [],
+                )
+            )
+
+    def op_assert(self, op: ir.Op, context: Context) -> None:
+        cond = self.get(op.operands[0])
+        self.emit(
+            Obligation(
+                "tag",
+                "AR305",
+                op.span,
+                "tag assertion fails",
+                self.bool_term(cond),
+                context.assumptions + coord_ranges(cond.shape),
+                context.loops,
+                self.program,
+                coord_list(cond.shape),
+                tag_reads(op, self),
+                self.shared.origins.reads(op.operands[0]) if self.recording else [],
+            )
+        )
+
+    def op_invariant(self, op: ir.Op, context: Context) -> Context:
+        cond = self.get(op.operands[0])
+        term = self.bool_term(cond)
+        if cond.shape:
+            term = z3.ForAll(
+                [COORDS[k] for k in range(len(cond.shape))], z3.Implies(z3.And(*coord_ranges(cond.shape)), term)
+            )
+        self.invariants.append((op, term))
+        return context.child(term)
+
+    # control flow --------------------------------------------------------------------------------
+    invariants: list
+
+
+def tag_reads(op: ir.Op, evaluator) -> list[tuple[str, z3.ExprRef]]:
+    """The tag values a condition reads, for the witness: `a.k`, `b.k`."""
+    shown = []
+    stack, seen = [op.operands[0]], set()
+    while stack:
+        value = stack.pop()
+        if value.id in seen or value.op is None:
+            continue
+        seen.add(value.id)
+        if value.op.kind == "tag_read":
+            source = value.op.operands[0].name or "value"
+            sym = evaluator.values.get(value.id)
+            if sym is not None and sym.term is not None:
+                shown.append((f"{source}.{value.op.attrs['name']}", sym.term))
+            continue
+        stack.extend(value.op.operands)
+    return shown

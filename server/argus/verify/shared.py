@@ -1,0 +1,64 @@
+"""What every program of one launch shares: sizes, scalar parameters, tensor data, havoc variables, data facts."""
+
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from argus.dsl import ir
+from argus.dsl.types import TensorT
+from argus.verify.facts import DataFacts
+from argus.verify.model import Sym
+from argus.verify.origins import TagOrigins
+from argus.verify.values import is_bool, is_int
+
+
+class Shared:
+    """Names every program of a launch shares: sizes, scalar parameters, tensor data, havoc counters."""
+
+    def __init__(self, kernel: ir.KernelIR):
+        self.kernel = kernel
+        self.sizes = {name: z3.Int(name) for name in kernel.sizes}
+        self.scalars: dict[int, z3.ExprRef | None] = {}
+        self.tensors: dict[int, ir.ParamIR] = {}
+        for param in kernel.params:
+            if isinstance(param.type, TensorT):
+                self.tensors[param.value.id] = param
+            elif is_int(param.type):
+                self.scalars[param.value.id] = z3.Int(param.name)
+            elif is_bool(param.type):
+                self.scalars[param.value.id] = z3.Bool(param.name)
+            else:
+                self.scalars[param.value.id] = None
+        self.counter = itertools.count()
+        self.gaps: set[str] = set()  # havoc variables standing for values the evaluator does not model
+        self.carried: dict[str, bool] = {}  # havoc variable of a carried value -> its loop has an invariant
+        self.functions: dict[str, z3.FuncDeclRef] = {}
+        self.launch_values: dict[int, Sym] = {}
+        self.facts = DataFacts()
+        self._origins: TagOrigins | None = None
+
+    @property
+    def origins(self) -> TagOrigins:
+        """Where tags are set, for related information (built on first use)."""
+        if self._origins is None:
+            self._origins = TagOrigins(self.kernel)
+        return self._origins
+
+    def fresh(self, hint: str, sort: str = "int", gap: bool = True) -> z3.ExprRef:
+        name = f"?{hint}#{next(self.counter)}"
+        if gap:
+            self.gaps.add(name)
+        return z3.Bool(name) if sort == "bool" else z3.Int(name)
+
+    def data(self, tensor: str, rank: int) -> z3.FuncDeclRef:
+        if tensor not in self.functions:
+            self.functions[tensor] = z3.Function(tensor, *([z3.IntSort()] * rank), z3.IntSort())
+        return self.functions[tensor]
+
+    def dims(self, param: ir.ParamIR) -> list[z3.ArithRef]:
+        dims = []
+        for d in param.type.shape:
+            dims.append(z3.IntVal(d.offset) if d.symbol is None else self.sizes[d.symbol] + d.offset)
+        return dims
