@@ -99,5 +99,11 @@ if (update) {
   }
   console.log(`updated ${sources.length} snapshots in ${relative(root, snapshots)}`);
 }
+if (snapStatus !== 0 && !update) {
+  console.error(
+    "A grammar snapshot differs. If an example or dsl_grammar/argus.tmLanguage.json changed on purpose, run " +
+      "`npm run test:grammar:update` in vscode-extension/, review the diff of test/grammar/snapshots/, and commit it.",
+  );
+}
 const unitStatus = run("vscode-tmgrammar-test", ["--config", "package.json", "-g", grammar, "test/grammar/*.test.argus"]);
 process.exit(snapStatus === 0 && unitStatus === 0 ? 0 : 1);
