@@ -206,6 +206,37 @@ def target_for(device: str):
     return GPUTarget("cuda", 90, 32), SM90_SHARED_MEMORY_BYTES
 
 
+def compile_for_target(jit, target, args: tuple, kwargs: dict):
+    """Without a GPU: what the JIT would compile for these arguments (its own specialization: 16-divisible
+    integers and aligned pointers, integers equal to 1 as constants), compiled for `target`. Triton versions
+    whose JIT internals differ get the nearest approximation, compile_request's."""
+    import triton
+    from triton.compiler import ASTSource
+
+    try:
+        from triton.compiler import make_backend
+        from triton.runtime.jit import create_function_from_signature
+
+        backend = make_backend(target)
+        binder = create_function_from_signature(jit.signature, jit.params, backend)
+        bound, specialization, options = binder(*args, **kwargs)
+        packed, signature, constexprs, attrs = jit._pack_args(backend, options, bound, specialization, options)
+        options = packed.__dict__
+    except (ImportError, AttributeError, TypeError, ValueError):
+        signature, constexprs, attrs, options = compile_request(jit, args, kwargs)
+    return triton.compile(ASTSource(jit, signature, constexprs, attrs), target=target, options=options)
+
+
+def compile_with_jit(jit, grid, args: tuple, kwargs: dict):
+    """On a GPU, the real path: the JIT specializes on the actual arguments, compiles, and loads the module
+    (which is where Triton refuses a kernel that needs more shared memory than the GPU has)."""
+    compiled = jit.warmup(*args, grid=grid, **kwargs)
+    load = getattr(compiled, "_init_handles", None)
+    if load is not None:
+        load()
+    return compiled
+
+
 def run_compile(bundle: Bundle, kernel: str, device: str) -> dict:
     try:
         return compile_kernel(Phases(bundle, kernel, "compile"), device)
@@ -215,7 +246,6 @@ def run_compile(bundle: Bundle, kernel: str, device: str) -> dict:
 
 def compile_kernel(phases: Phases, device: str) -> dict:
     import triton
-    from triton.compiler import ASTSource
 
     bundle, kernel = phases.bundle, phases.kernel
     module = phases.run("load", bundle.load_kernel_module)
@@ -224,19 +254,22 @@ def compile_kernel(phases: Phases, device: str) -> dict:
     phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
     entry = module.KERNELS[kernel]
     inputs = phases.run("inputs", problem.make_inputs, problem.SIZES["small"], 0, device)
-    _, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
-    signature, constexprs, attrs, options = phases.run("launch", compile_request, entry["jit"], args, kwargs)
+    grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
+    options = {k: v for k, v in kwargs.items() if k in RUN_OPTIONS and v is not None}
     target, shared_limit = target_for(device)
     arch = f"sm_{target.arch}"
-    progress(f"{kernel}: compiling for {arch}")
+    how = "Triton's JIT" if device == "cuda" else "triton.compile, no GPU"
+    progress(f"{kernel}: compiling for {arch} ({how})")
     log = io.StringIO()
     os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
     try:
         with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
             os.environ["TRITON_CACHE_DIR"] = cache  # a fresh cache, so ptxas runs and prints its report
             with contextlib.redirect_stdout(log):
-                source = ASTSource(entry["jit"], signature, constexprs, attrs)
-                compiled = triton.compile(source, target=target, options=options)
+                if device == "cuda":
+                    compiled = compile_with_jit(entry["jit"], grid, args, kwargs)
+                else:
+                    compiled = compile_for_target(entry["jit"], target, args, kwargs)
     except Exception as exc:
         generated = compile_error_line(exc, module)
         line = argus_line(phases.kernel_source_map, generated) or phases.facts["line"]
