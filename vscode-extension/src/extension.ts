@@ -5,8 +5,9 @@ import * as vscode from "vscode";
 import { ArgusClient } from "./client";
 import { gateResultsIn, summarizeGateResponse } from "./gateStatus";
 import { kernelAt, kernelsIn } from "./kernels";
-import { REFINE, RUN_GATE, SKILL_KIND } from "./protocol";
+import { REFINE, RUN_GATE } from "./protocol";
 import { needsRestart } from "./settings";
+import { showSkills } from "./skills";
 import { ArgusStatusBar } from "./statusBar";
 
 let argus: ArgusClient | undefined;
@@ -81,8 +82,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       void vscode.window.showInformationMessage("Open an Argus file and put the cursor on a kernel, a loop or a setting.");
       return;
     }
-    // VS Code's own code action menu, filtered to skills: disabled skills show why they do not apply.
-    await vscode.commands.executeCommand("editor.action.codeAction", { kind: SKILL_KIND, apply: "never" });
+    try {
+      await showSkills(client, editor);
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Argus skills: ${message(error)}`);
+    }
   });
 
   context.subscriptions.push(
