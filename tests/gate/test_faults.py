@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fault_line, fixture_bundle
+from gate_support import fault_line, fixture_bundle
 
 from argus.gate import Status, run_bundle, run_bundle_async
 

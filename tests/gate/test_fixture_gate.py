@@ -3,7 +3,7 @@ each kind of failure reports, and at which Argus line."""
 
 from __future__ import annotations
 
-from conftest import fixture_bundle
+from gate_support import fixture_bundle
 
 from argus.gate import Status, run_bundle
 
