@@ -4,7 +4,7 @@
 
 Each server runs as a subprocess driven over stdio by pygls's LanguageClient. One edit at a time: send a
 didChange, wait for the publication of that version, pause, send the next. Every edit rewrites one float
-literal of examples/attention.argus to a value never used before, so the kernel's IR changes each time and the
+literal of examples/attention.argus to a double never used before, so the kernel's IR changes each time and the
 verifier's cache cannot answer from an earlier edit.
 
   (a) syntax and types: `argus serve` with the verifier off; the first publication of the version.
@@ -160,7 +160,7 @@ async def latencies(session: Session, path: Path, text: str, edits: int, nth: in
     found = []
     for i in range(edits):
         version = i + 2
-        literal = f"{LITERAL[:-4]}{i:04d}"
+        literal = f"{float(LITERAL) + (i + 1) * 1e-6:.16f}"  # a different double each time, same length
         change = types.TextDocumentContentChangePartial(range=span, text=literal)
         sent = time.perf_counter()
         session.client.text_document_did_change(
@@ -210,6 +210,7 @@ async def main(args: argparse.Namespace) -> int:
     python_path.write_text(PYTHON_FILE)
     assert len(PYTHON_FILE.splitlines()) == lines, (len(PYTHON_FILE.splitlines()), lines)
     pause = args.pause_ms / 1000
+    load = os.getloadavg()  # the machine may be shared: say how busy it was
     off = {"argus": {"verify": {"enabled": False}}}
     rows = [
         await measure("(a) argus: syntax and types", argus, ATTENTION, text, off, 1, args.edits, pause),
@@ -247,7 +248,8 @@ async def main(args: argparse.Namespace) -> int:
         )
     print(
         f"# LSP latency, {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}; {lines}-line files, {args.edits} edits, {args.pause_ms} ms apart"
+        f"Python {platform.python_version()}; {lines}-line files, {args.edits} edits, {args.pause_ms} ms apart; "
+        f"load average {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     )
     print("| server | edits | p50 ms | p95 ms | max ms | RSS after MiB |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -255,9 +257,9 @@ async def main(args: argparse.Namespace) -> int:
         figures = f"{row['p50']:.1f} | {row['p95']:.1f} | {row['max']:.1f} | {row['rss']:.0f}"
         print(f"| {row['name']} | {row['n']} | {figures} |")
     if not args.no_pylsp:
-        peer = rows[-1]
+        pylsp_row = rows[-1]
         for row in rows[:-1]:
-            print(f"ratio p95 pylsp / {row['name'][:3]} ({row['name'][4:]}): {peer['p95'] / row['p95']:.1f}×")
+            print(f"ratio p95 pylsp / {row['name'][:3]} ({row['name'][4:]}): {pylsp_row['p95'] / row['p95']:.1f}×")
     argus_start = await startup(argus, args.startups)
     print(f"start-up to initialize answer, median of {args.startups}: argus {argus_start:.0f} ms", end="")
     if not args.no_pylsp:

@@ -20,13 +20,14 @@ def open_document(client: LanguageClient, uri: str, text: str, version: int = 1)
     )
 
 
-async def published(client: LanguageClient, uri: str, version: int, timeout: float = 10.0):
-    """The first publication for `uri` at `version`, waiting for it."""
+async def published(client: LanguageClient, uri: str, version: int, nth: int = 1, timeout: float = 20.0):
+    """The `nth` publication for `uri` at `version` (1: syntax and types; 2: with the verifier's result),
+    waiting for it."""
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:
-        for params in client.published:
-            if params.uri == uri and params.version == version:
-                return params
+        found = [p for p in client.published if p.uri == uri and p.version == version]
+        if len(found) >= nth:
+            return found[nth - 1]
         await asyncio.sleep(0.01)
     seen = [(p.uri, p.version) for p in client.published]
     raise AssertionError(f"no publishDiagnostics for {uri} version {version}; seen {seen}")

@@ -15,7 +15,7 @@ def test_the_demo_finds_the_bug_fixes_it_and_passes_the_gate():
     assert "error[AR310] (argus.verify): dot contraction mismatch" in out
     assert "values    a's K index=0, b's K index=64" in out
     assert "✓ quick fix Load `b` at `a`'s K index: `rk + BK` → `rk`" in out
-    assert "✗ skill     Retune BK = 64 → 128\n      disabled: BK = 128 with 3 fully buffered stages" in out
+    assert "✗ skill     Retune BK = 64 → 128\n      disabled: BK = 128 with 3 stages needs 288 KiB" in out
     assert "+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)" in out
     assert "diagnostics of version 2: none" in out
     assert "✓ compile  passed" in out and "✓ correct  passed" in out

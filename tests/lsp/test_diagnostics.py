@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lsp_support import EXAMPLES, open_document, published
+from lsp_support import EXAMPLES, open_document, published, replace_all
 from lsprotocol import types
 
 from argus.dsl.check import check_source
@@ -93,3 +93,34 @@ async def test_200_quick_edits_end_with_the_diagnostics_of_the_last_version(clie
     assert versions == sorted(versions)
     assert versions[-1] == version
     assert len(versions) < 200  # superseded versions were dropped, not all published
+
+
+async def test_invariant_diagnostics_follow_the_types_with_their_counterexample(client, uri):
+    text = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
+    open_document(client, uri, text)
+    types_only = await published(client, uri, 1)
+    assert list(types_only.diagnostics) == []  # shapes and dtypes are right
+    merged = await published(client, uri, 1, nth=2)
+    (bug,) = merged.diagnostics
+    assert (bug.code, bug.source, bug.range.start.line) == ("AR310", "argus.verify", 17)
+    record = bug.data["argus"]["counterexample"]
+    assert record["kind"] == "contraction" and record["values"] == {"a's K index": 0, "b's K index": 64}
+    fixed = text.replace("rk + BK", "rk")
+    replace_all(client, uri, 2, text, fixed)
+    assert list((await published(client, uri, 2, nth=2)).diagnostics) == []
+
+
+async def test_edits_within_the_debounce_are_verified_once_for_the_last_version(client, uri):
+    client.set_configuration({"debounceMs": 400}, section="argus")
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"argus": {"debounceMs": 400}})
+    )
+    text = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
+    open_document(client, uri, text)
+    await published(client, uri, 1, nth=2)
+    fixed = text.replace("rk + BK", "rk")
+    replace_all(client, uri, 2, text, fixed)
+    replace_all(client, uri, 3, fixed, text)
+    await published(client, uri, 3, nth=2)
+    assert len([p for p in client.published if p.uri == uri and p.version == 2]) <= 1  # never verified
+    assert [d.code for d in client.diagnostics[uri]] == ["AR310"]

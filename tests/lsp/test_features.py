@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from lsp_support import EXAMPLES, open_document, published
 from lsprotocol import types
 
@@ -33,6 +35,15 @@ async def test_hover_on_a_loaded_tile_shows_dtype_and_symbolic_shape(client, uri
     hover = await client.text_document_hover_async(types.HoverParams(doc, at("a = load", offset=0)))
     assert "f16[BM, BK]" in hover.contents.value
     assert "`[128, 64]`" in hover.contents.value  # the shape with the tile constants' values
+
+
+async def test_hover_shows_the_verifiers_layout_of_the_value(client, uri):
+    doc = await opened(client, uri)
+    await published(client, uri, 1, nth=2)  # the verifier's result, layouts included
+    hover = await client.text_document_hover_async(types.HoverParams(doc, at("rm = pm")))
+    assert "layout and tags" in hover.contents.value
+    # rm = pm * BM + arange(BM): 128 times the program id, plus the lane (the verifier's own wording)
+    assert re.search(r"128\s*\*\s*(pm|pid0)", hover.contents.value)
 
 
 async def test_hover_on_a_builtin_shows_its_signature_and_doc(client, uri):

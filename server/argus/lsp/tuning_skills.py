@@ -2,10 +2,11 @@
 skills library lands: deeper software pipelining (`policy num_stages`) and retuning a `tune`-listed tile
 constant. Both are guarded by the shared memory the pipelined `dot` operands need on an H200.
 
-The shared-memory figure is what full multi-buffering implies: every tile a loop loads and feeds to a `dot`
-kept in `num_stages` buffers. It is an upper estimate of what Triton's pipeliner allocates (Triton 3.9's
-offline sm_90 compile of examples/buggy/matmul_next_k.argus, fixed, reported 48 KiB at both 3 and 4 stages,
-one stage's worth), so an action it disables could still compile; the compile gate is the judge of that.
+The shared-memory figure is what Triton's pipeliner allocates for a loop: every tile the loop loads and feeds
+to a `dot`, kept in `num_stages` buffers. The gate's sm_90 compile of examples/buggy/matmul_next_k.argus (fixed)
+measured exactly these figures: 144 KiB at 3 stages and BK = 64, 192 KiB at 4 stages, and 288 KiB at BK = 128,
+which it refused (sm_90 allows 232,448 bytes per program). Buffers outside loops (an epilogue's) are not
+counted, so an enabled action can still be refused by the compile gate, which stays the judge.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class PipeliningProvider:
         needed = per_stage * (current + 1)
         if needed > SHARED_MEMORY_LIMIT:
             reason = (
-                f"{current + 1} fully buffered stages of the dot operands take {kib(needed)} of shared memory "
+                f"{current + 1} stages need {kib(needed)} of shared memory for the dot operands "
                 f"({kib(per_stage)} a stage); an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
             )
             return [SkillAction(skill, title, failed_precondition=reason)]
@@ -118,7 +119,7 @@ class PipeliningProvider:
             reason = "num_stages has a `tune` list; the tuner chooses its value"
             return [SkillAction(skill, title, failed_precondition=reason)]
         edit = self.edit(kernel, setting, current + 1)
-        detail = f"dot operands fully buffered: {kib(per_stage * current)} → {kib(needed)} of shared memory"
+        detail = f"shared memory for the dot operands {kib(per_stage * current)} → {kib(needed)}"
         return [SkillAction(skill, title, edits=(edit,), detail=detail)]
 
     @staticmethod
@@ -180,8 +181,8 @@ class RetuneProvider:
             stages = num_stages(retuned)
             if per_stage * stages > SHARED_MEMORY_LIMIT:
                 reason = (
-                    f"{setting.name} = {new} with {stages} fully buffered stages takes {kib(per_stage * stages)} of "
-                    f"shared memory; an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
+                    f"{setting.name} = {new} with {stages} stages needs {kib(per_stage * stages)} of shared memory "
+                    f"for the dot operands; an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
                 )
                 return SkillAction(skill, title, failed_precondition=reason)
             return SkillAction(skill, title, edits=(edit,), detail=f"{kib(per_stage * stages)} of shared memory")
