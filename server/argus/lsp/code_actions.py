@@ -12,11 +12,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from argus.lsp import quick_fixes
 from argus.lsp.convert import overlaps
 from argus.lsp.diagnostics import STAGES
 from argus.lsp.guard import guarded
-from argus.lsp.tuning_skills import builtin_providers
 from argus.skills.provider import Edit, SkillRequest
 
 if TYPE_CHECKING:
@@ -27,8 +25,14 @@ SKILL_KIND = types.CodeActionKind.RefactorRewrite
 
 
 def register(server: ArgusServer) -> None:
-    for provider in builtin_providers():
-        server.skills.register(provider)
+    # quick_fixes and tuning_skills need the language core, which loads after the initialize answer
+    def register_builtin_skills() -> None:
+        from argus.lsp.tuning_skills import builtin_providers
+
+        for provider in builtin_providers():
+            server.skills.register(provider)
+
+    server.on_first_code_action = register_builtin_skills
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -36,6 +40,9 @@ def register(server: ArgusServer) -> None:
     )
     @guarded(empty=list)
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
+        if server.on_first_code_action is not None:
+            first, server.on_first_code_action = server.on_first_code_action, None
+            first()
         snapshot = await server.diagnostics.snapshot(params.text_document.uri)
         if snapshot is None:
             return []
@@ -57,6 +64,8 @@ def fixes(
 ) -> list[types.CodeAction]:
     """Fixes for our diagnostics that overlap the selection or that the client passed in the context (editors
     send the diagnostics of the cursor's line)."""
+    from argus.lsp import quick_fixes
+
     state = server.documents.get(snapshot.uri)
     if state is None:
         return []

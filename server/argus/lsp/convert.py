@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from argus.dsl import diagnostics as dsl
 from argus.dsl.spans import Span
 
-SEVERITY = {
-    dsl.Severity.error: types.DiagnosticSeverity.Error,
-    dsl.Severity.warning: types.DiagnosticSeverity.Warning,
-    dsl.Severity.information: types.DiagnosticSeverity.Information,
-    dsl.Severity.hint: types.DiagnosticSeverity.Hint,
+if TYPE_CHECKING:  # the language core loads after the initialize answer, in the checking thread
+    from argus.dsl import diagnostics as dsl
+
+SEVERITY = {  # keyed by the value of argus.dsl.diagnostics.Severity (a StrEnum)
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
 }
 
 
@@ -71,7 +74,7 @@ def diagnostic(d: dsl.Diagnostic, uri: str, positions: Positions) -> types.Diagn
     return types.Diagnostic(
         range=positions.range_of(d.range),
         message=d.message,
-        severity=SEVERITY[d.severity],
+        severity=SEVERITY[str(d.severity)],
         code=d.code,
         source=d.source,
         related_information=related or None,

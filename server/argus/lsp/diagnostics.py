@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from argus.dsl.check import check_source
 from argus.lsp import convert
 from argus.lsp.documents import DocumentState, Snapshot, SourceResult
 
@@ -28,6 +27,20 @@ logger = logging.getLogger(__name__)
 
 TYPES, INVARIANTS, GATE = "types", "invariants", "gate"
 STAGES = (TYPES, INVARIANTS, GATE)
+
+
+def check_text(text: str) -> Any:
+    """argus.dsl.check.check_source, imported in the checking thread (the first call pays for the import,
+    which warm_up does right after the initialize answer)."""
+    from argus.dsl.check import check_source
+
+    return check_source(text)
+
+
+def warm_up_checker() -> None:
+    import argus.dsl.check
+    import argus.lsp.quick_fixes
+    import argus.lsp.tuning_skills  # noqa: F401
 
 
 def load_verifier() -> Any:
@@ -68,6 +81,11 @@ class DiagnosticsScheduler:
                 state.results.pop(INVARIANTS, None)
                 self._schedule_verify(state, snapshot, delay=0.0)
 
+    def warm_up(self) -> None:
+        """Load the language core and the verifier in their threads while the editor finishes starting."""
+        self.server.check_pool.submit(warm_up_checker)
+        self.server.verify_pool.submit(self.verifier)
+
     # ---- what read-only handlers see ----------------------------------------------------------------
     async def snapshot(self, uri: str) -> Snapshot | None:
         """The latest checked version of an open document, waiting briefly for a check in progress."""
@@ -101,7 +119,7 @@ class DiagnosticsScheduler:
             state.check_again = False
             version, text = state.version, state.text
             try:
-                check = await loop.run_in_executor(self.server.check_pool, check_source, text)
+                check = await loop.run_in_executor(self.server.check_pool, check_text, text)
             except Exception:
                 logger.exception("check of %s (version %s) failed", state.uri, version)
                 return
@@ -145,12 +163,12 @@ class DiagnosticsScheduler:
             await asyncio.sleep(delay)
         if state.closed or state.version != snapshot.version:
             return
-        verifier = self.verifier()
-        if verifier is None:
-            return
         loop = asyncio.get_running_loop()
 
         def run() -> Any:
+            verifier = self.verifier()  # imported in the verifying thread, never on the event loop
+            if verifier is None:
+                return None
             return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache)
 
         try:
@@ -160,8 +178,8 @@ class DiagnosticsScheduler:
         except Exception:
             logger.exception("verification of %s (version %s) failed", state.uri, snapshot.version)
             return
-        if state.closed or state.version != snapshot.version:
-            return  # superseded: a newer version has its own verification coming
+        if result is None or state.closed or state.version != snapshot.version:
+            return  # no verifier, or superseded: a newer version has its own verification coming
         diagnostics = [convert.diagnostic(d, state.uri, snapshot.positions) for d in result.diagnostics]
         state.results[INVARIANTS] = SourceResult(snapshot.version, diagnostics, list(result.diagnostics))
         state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))

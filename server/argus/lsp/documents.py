@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from argus.dsl.check import CheckResult
-from argus.lsp.convert import Positions
+if TYPE_CHECKING:
+    from argus.dsl.check import CheckResult
+    from argus.lsp.convert import Positions
 
 
 @dataclass(frozen=True, slots=True)

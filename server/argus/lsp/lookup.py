@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from argus.dsl import ast, ir
-from argus.dsl.check import CheckResult
-from argus.dsl.kernel_analysis import SymbolUse
 from argus.lsp.convert import contains
+
+if TYPE_CHECKING:
+    from argus.dsl import ast, ir
+    from argus.dsl.check import CheckResult
+    from argus.dsl.kernel_analysis import SymbolUse
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

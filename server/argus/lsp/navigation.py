@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from argus.dsl import ast
 from argus.lsp import lookup
 from argus.lsp.convert import contains
 from argus.lsp.guard import guarded
@@ -37,6 +36,8 @@ def register(server: ArgusServer) -> None:
 
 
 def definition_span(snapshot: Snapshot, line: int, col: int):
+    from argus.dsl import ast  # loaded by the first check, long before any request needs it
+
     symbol = lookup.symbol_at(snapshot.check, line, col)
     if symbol is not None:
         return symbol.definition
@@ -50,6 +51,8 @@ def definition_span(snapshot: Snapshot, line: int, col: int):
 
 
 def outline(snapshot: Snapshot) -> list[types.DocumentSymbol]:
+    from argus.dsl import ast
+
     r = snapshot.positions.range
     symbols = []
     for item in snapshot.check.module.items:

@@ -50,6 +50,7 @@ class ArgusServer(LanguageServer):
         self.diagnostics = DiagnosticsScheduler(self)
         self.skills = ProviderRegistry()
         self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started
+        self.on_first_code_action = None  # set by argus.lsp.code_actions
 
     # ---- helpers the features share ----------------------------------------------------------------
     def positions(self, text: str) -> Positions:
@@ -86,6 +87,7 @@ def register_lifecycle(server: ArgusServer) -> None:
     @server.feature(types.INITIALIZED)
     @guarded()
     async def initialized(params: types.InitializedParams) -> None:
+        server.diagnostics.warm_up()
         if server.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
             registration = types.Registration(
                 id="argus-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION, register_options={}

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from argus.dsl.check import CheckResult
 from argus.dsl.spans import Span
+
+if TYPE_CHECKING:
+    from argus.dsl.check import CheckResult
 
 logger = logging.getLogger(__name__)
 
