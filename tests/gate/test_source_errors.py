@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from argus.gate import GateSetupError, Status, run_gate, run_gate_all, write_bundle
@@ -70,3 +72,16 @@ def test_write_bundle_refuses_a_source_that_does_not_check(tmp_path):
 def test_every_kernel_of_a_file_is_gated_in_file_order():
     results = run_gate_all(TWO_KERNELS, device="cpu", stages=("correct",), trials=1)
     assert [(r.kernel, r.passed) for r in results] == [("double", True), ("triple", True)]
+
+
+def test_an_unknown_gate_option_is_a_clear_error():
+    with pytest.raises(TypeError, match="unknown gate option 'trails'"):
+        run_gate(TWO_KERNELS, kernel="double", device="cpu", trails=3)
+
+
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="this machine may have a GPU")
+def test_asking_for_cuda_without_a_gpu_says_so_instead_of_failing_a_stage():
+    result = run_gate(TWO_KERNELS, kernel="double", device="cuda", stages=("compile", "correct"))
+    assert not result.passed and result.errors == []
+    assert result.compile.status == Status.error and "no CUDA GPU" in result.compile.message
+    assert result.profile.status == Status.skipped

@@ -43,7 +43,14 @@ def read_result(json_path: Path) -> GateResult:
     return results[0]
 
 
+# What run.py takes beyond kernels, device, stages and the time limit (runner_options of the functions below).
+RUNNER_OPTIONS = ("trials", "profile_trials", "seed", "memory_limit_mb", "ceilings_file")
+
+
 def runner_arguments(kernels: list[str], device: str, stages: Sequence[str], timeout_s: float, out: Path, **extra):
+    unknown = sorted(set(extra) - set(RUNNER_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown gate option {unknown[0]!r}; the options are {', '.join(RUNNER_OPTIONS)}")
     argv = ["--device", device, "--timeout", str(timeout_s), "--out", str(out)]
     for name in kernels:
         argv += ["--kernel", name]

@@ -171,6 +171,7 @@ class Runner:
         self.versions: dict = {}
         self.ceilings: dict | None = None
         self.ceilings_error = ""
+        self.unavailable = ""  # why no stage can run on the device asked for
 
     def spawn(self, worker: str, kernel: str | None, timeout_s: float, extra: list[str] = ()) -> tuple:
         """Run one worker; (its result record or None, exit status or None on time-out, its output)."""
@@ -186,7 +187,10 @@ class Runner:
         if worker == "correct" and self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         env["PYTHONUNBUFFERED"] = "1"
-        memory = self.args.memory_limit_mb if self.device == "cpu" and self.args.memory_limit_mb > 0 else None
+        # Stages on the CPU only: CUDA reserves far more address space than it uses, so the probe (which may
+        # initialize CUDA) and GPU stages run without the cap.
+        capped = worker in STAGES and self.device == "cpu" and self.args.memory_limit_mb > 0
+        memory = self.args.memory_limit_mb if capped else None
         child = Child(argv, env, memory)
         status, output = child.wait(timeout_s)
         record = None
@@ -195,10 +199,16 @@ class Runner:
         return record, status, output
 
     def resolve_device(self) -> None:
-        if self.device != "auto":
+        """`auto`: a GPU if torch sees one. `cuda` without one: no stage can run (said, not crashed)."""
+        if self.device == "cpu":
             return
+        asked = self.device
+        self.device = "cpu"  # the probe itself runs on the CPU
         record, _, _ = self.spawn("probe", None, 120)
-        self.device = record["device"] if record else "cpu"
+        found = record["device"] if record else "cpu"
+        if asked == "cuda" and found != "cuda":
+            self.unavailable = "no CUDA GPU here (torch.cuda.is_available() is False): use --device cpu or auto"
+        self.device = found if asked == "auto" else asked
 
     def measure_ceilings(self, reuse: str | None) -> None:
         """Measure the GPU's ceilings once; with `reuse`, a file shared by several bundles in one run."""
@@ -236,6 +246,8 @@ class Runner:
             record = {"status": "skipped", "seconds": 0.0, "message": "", "facts": None}
             if stage not in self.args.stage:
                 record["message"] = "not asked for"
+            elif self.unavailable:
+                record.update(status="error", message=self.unavailable)
             elif blocked:
                 record["message"] = blocked
             elif stage == "profile" and self.device != "cuda":
@@ -335,7 +347,7 @@ def run_all(args: argparse.Namespace) -> int:
         return 2
     runner = Runner(bundle, args)
     runner.resolve_device()
-    if "profile" in args.stage and runner.device == "cuda":
+    if "profile" in args.stage and runner.device == "cuda" and not runner.unavailable:
         runner.measure_ceilings(args.ceilings_file)
     results = []
     for kernel in args.kernel or bundle.kernels:
