@@ -152,8 +152,12 @@ class BodyEmitter:
         if not live or not live[-1].results:
             return
         last = {result.id for result in live[-1].results}
+        yielded = {self.plan.resolve(value).id for value in region.yields}
         for name, value in zip(names, region.yields, strict=True):
             value = self.plan.resolve(value)
+            holder = self.holder.get(name)
+            if holder is not None and holder.id in yielded:
+                continue  # the name's current value is itself a result of this branch: copy, do not overwrite
             if value.id in last and value.id not in self.plan.inline and value.id not in self.yield_target:
                 self.yield_target[value.id] = name
 
@@ -217,7 +221,14 @@ class BodyEmitter:
     def if_statement(self, op: ir.Op, indent: int) -> None:
         line, end = op.span.line + 1, self.plan.end[id(op)]
         labels = zip(op.results, op.attrs["names"], strict=True)
+        before = dict(self.holder)
         names = [self.bind_result(result, end, base=label) for result, label in labels]
+        # Inside the branches a name still holds its value from before the `if`; the results take over after.
+        for name in names:
+            if name in before:
+                self.holder[name] = before[name]
+            else:
+                del self.holder[name]
         self.lines.add(indent, f"if {self.text(op.operands[0])}:", line)
         for index, region in enumerate(op.regions):
             header = len(self.lines.rows)
@@ -232,6 +243,8 @@ class BodyEmitter:
                     self.lines.rows.pop()  # no `else:` at all
                 else:
                     self.lines.add(indent + 1, "pass", line)
+        for name, result in zip(names, op.results, strict=True):
+            self.holder[name] = result
 
     # ---- expressions ----------------------------------------------------------------------------
     def shape(self, op: ir.Op) -> str:
