@@ -13,8 +13,9 @@ verifier's cache cannot answer from an earlier edit.
   pylsp: python-lsp-server with only pyflakes, the same edits to a Python file of as many lines. Its lint is
       debounced by 500 ms in pylsp itself (LINT_DEBOUNCE_S), which dominates its figure.
 
-Start-up: process start to the initialize answer, median of --startups runs. Memory: VmRSS of the server
-process after its run. Exits 2 when python-lsp-server is missing and --no-pylsp is not given.
+Start-up: process start to the initialize answer, median of --startups runs, for `argus serve` and for the
+server module started directly (the difference is what the CLI imports before it dispatches). Memory: VmRSS of
+the server process after its run. Exits 2 when python-lsp-server is missing and --no-pylsp is not given.
 """
 
 from __future__ import annotations
@@ -261,7 +262,13 @@ async def main(args: argparse.Namespace) -> int:
         for row in rows[:-1]:
             print(f"ratio p95 pylsp / {row['name'][:3]} ({row['name'][4:]}): {pylsp_row['p95'] / row['p95']:.1f}×")
     argus_start = await startup(argus, args.startups)
-    print(f"start-up to initialize answer, median of {args.startups}: argus {argus_start:.0f} ms", end="")
+    alone = [sys.executable, "-c", "from argus.lsp.server import create_server; create_server().start_io()"]
+    alone_start = await startup(alone, args.startups)
+    print(
+        f"start-up to initialize answer, median of {args.startups}: `argus serve` {argus_start:.0f} ms "
+        f"(the server module alone, without the CLI's imports: {alone_start:.0f} ms)",
+        end="",
+    )
     if not args.no_pylsp:
         print(f", pylsp {await startup(peer, args.startups):.0f} ms")
     else:

@@ -82,9 +82,11 @@ class DiagnosticsScheduler:
                 self._schedule_verify(state, snapshot, delay=0.0)
 
     def warm_up(self) -> None:
-        """Load the language core and the verifier in their threads while the editor finishes starting."""
+        """Load the language core (and the verifier, when it is on) in their threads while the editor finishes
+        starting."""
         self.server.check_pool.submit(warm_up_checker)
-        self.server.verify_pool.submit(self.verifier)
+        if self.server.global_settings.verify_enabled:
+            self.server.verify_pool.submit(self.verifier)
 
     # ---- what read-only handlers see ----------------------------------------------------------------
     async def snapshot(self, uri: str) -> Snapshot | None:

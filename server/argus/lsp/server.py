@@ -87,7 +87,6 @@ def register_lifecycle(server: ArgusServer) -> None:
     @server.feature(types.INITIALIZED)
     @guarded()
     async def initialized(params: types.InitializedParams) -> None:
-        server.diagnostics.warm_up()
         if server.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
             registration = types.Registration(
                 id="argus-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION, register_options={}
@@ -97,6 +96,7 @@ def register_lifecycle(server: ArgusServer) -> None:
             except Exception:  # a client that cannot register still answers workspace/configuration
                 logger.warning("the client refused to register didChangeConfiguration", exc_info=True)
         await fetch_configuration(server)
+        server.diagnostics.warm_up()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded()
