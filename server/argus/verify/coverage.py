@@ -78,6 +78,7 @@ class Guess:
         unknowns.update({str(c): c for c in coords})
         indices = [substitute(i, loop_pairs) for i in write.indices]
         solved: dict[str, z3.ArithRef] = {}
+        indices, split = split_axes(indices, unknowns)
         # a flattened grid axis: one index is p // b and another p % b
         for d, index in enumerate(indices):
             for d2, other in enumerate(indices):
@@ -95,10 +96,25 @@ class Guess:
                 coefs, rest = linear
                 remainder = targets[d] - rest
                 for name, coef in sorted(coefs.items(), key=lambda item: -abs(item[1])):
-                    if name in solved or coef <= 0:
+                    # a negative coefficient is a reversed axis (`last - program_id(0)`): z3's division
+                    # keeps the remainder non-negative, so the mixed-radix split still holds
+                    if name in solved or coef == 0:
                         continue
                     solved[name] = remainder / coef
                     remainder = remainder - coef * solved[name]
+        for p, quotient, rest, b in split:
+            if str(quotient) in solved and str(rest) in solved and str(p) not in solved:
+                solved[str(p)] = solved[str(quotient)] * b + solved[str(rest)]
+            unknowns.pop(str(quotient), None)
+            unknowns.pop(str(rest), None)
+            solved.pop(str(quotient), None)
+            solved.pop(str(rest), None)
+        # a loop over the parts of a partition whose store keeps the rows of part e only (mask
+        # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
+        mask = substitute(substitute(write.mask, loop_pairs), [(unknowns[n], v) for n, v in solved.items()])
+        mask = z3.simplify(mask)  # `0 + 1 * n_e` -> `n_e`, so the part's index is the loop's count
+        for d in range(len(indices)):
+            self.owner(mask, targets[d], unknowns, solved, facts)
         pairs = [(unknowns[n], v) for n, v in solved.items()]
         pairs += [(v, z3.IntVal(0)) for n, v in unknowns.items() if n not in solved]
 
@@ -130,6 +146,49 @@ class Guess:
                         target < fact.function(owner + 1),
                     )
                     self.axioms.append(z3.Implies(inside, owns))
+
+
+def split_axes(indices: list[z3.ExprRef], unknowns: dict[str, z3.ArithRef]):
+    """A grid axis split in two inside the indices, `p // b` somewhere and `p % b` elsewhere (a grouped program
+    order: `pm = group * G + q % G`, `pn = q // G`). Each part becomes an unknown of its own, so the affine
+    indices can be solved for it; p is rebuilt as quotient * b + remainder once both are known.
+
+    Returns the rewritten indices and (p, quotient, remainder, b) per split axis; the parts are added to
+    `unknowns` for the caller to remove."""
+    divs: dict[tuple[str, str], tuple[z3.ArithRef, z3.ArithRef]] = {}
+    mods: set[tuple[str, str]] = set()
+    for index in indices:
+        for t in subterms(index):
+            if (z3.is_idiv(t) or z3.is_mod(t)) and z3.is_const(t.arg(0)) and str(t.arg(0)) in unknowns:
+                key = (str(t.arg(0)), str(t.arg(1)))
+                if z3.is_idiv(t):
+                    divs[key] = (t.arg(0), t.arg(1))
+                else:
+                    mods.add(key)
+    split = []
+    for key, (p, b) in divs.items():
+        if key not in mods or not z3.is_int_value(b):
+            continue
+        quotient, rest = z3.Int(f"{p}_div_{b}"), z3.Int(f"{p}_mod_{b}")
+        unknowns[str(quotient)], unknowns[str(rest)] = quotient, rest
+        indices = [substitute(i, [(p / b, quotient), (p % b, rest)]) for i in indices]
+        split.append((p, quotient, rest, b))
+    return indices, split
+
+
+def subterms(term: z3.ExprRef) -> list[z3.ExprRef]:
+    seen: set[int] = set()
+    found: list[z3.ExprRef] = []
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        found.append(t)
+        if z3.is_app(t):
+            stack.extend(t.children())
+    return found
 
 
 def apps_of(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
