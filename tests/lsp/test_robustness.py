@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 
@@ -80,3 +81,46 @@ def test_the_server_process_imports_neither_torch_nor_triton():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+async def test_the_server_also_speaks_over_tcp(tmp_path):
+    import socket
+
+    from pygls.lsp.client import LanguageClient
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "argus", "serve", "--tcp", f"127.0.0.1:{port}"])
+    try:
+        client = LanguageClient("tcp-test", "1")
+        published = []
+
+        @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            published.append(params)
+
+        for _ in range(200):  # the server takes a moment to listen; it serves the first connection
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        result = await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities()))
+        assert result.server_info.name == "argus"
+        client.initialized(types.InitializedParams())
+        uri = (tmp_path / "k.argus").as_uri()
+        item = types.TextDocumentItem(uri=uri, language_id="argus", version=1, text="kernel k(\n")
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        for _ in range(200):
+            if published:
+                break
+            await asyncio.sleep(0.02)
+        assert [d.code for d in published[0].diagnostics] == ["AR003"]
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        assert server.wait(timeout=10) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
