@@ -1,0 +1,461 @@
+"""Expert kernels against their peers on one GPU, in one process: gate, sweep, peer, table.
+
+    python bench/h200.py bundle [--out build/h200_experts]    here: one gate bundle per skills/experts file
+    python3 bench/h200.py run BUNDLES --out DIR [--quick]      on the GPU (torch and triton only): writes
+                                                               DIR/h200_experts.json and prints the table
+
+For every expert kernel the run (1) gates it: the gate's own compile stage (sm_90, through Triton's JIT) and
+correct stage (fresh seeds, `small` then `large` sizes, outputs poisoned with NaN); (2) times it at the
+benchmark sizes under each candidate configuration of a small sweep, checking each configuration's output
+against the reference (relative L2 error) before timing it; (3) times its peer in the same process with the
+same timer (L2 flushed before every launch, CUDA events, median of the trials):
+
+    gemm               torch.matmul (cuBLAS), fp16, 4096^3, 8192^3, 4000^3 (the bias and GELU epilogue is ours only)
+    attention[_causal] F.scaled_dot_product_attention, fp16, B 4, H 32, S 4096, D 128
+    softmax            torch.softmax, fp16, 32768 x 4096; also torch copy bandwidth (read + write)
+    layernorm          F.layer_norm, fp16, 32768 x 4096; against copy bandwidth
+    grouped_gemm       a per-expert loop of torch.matmul, and one dense torch.matmul of the same FLOPs
+
+The `run` half imports nothing of Argus: each bundle carries its generated kernel module, problem modules and
+the gate runner (argus/gate/runner), which this script imports from the bundle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERTS = ROOT / "skills" / "experts"
+
+# Candidate configurations per kernel (overrides of tile constants and policy); the first is the file's
+# default. Sizes are the size sets of the file to time at.
+SWEEPS: dict[str, dict] = {
+    "gemm": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [
+            {},
+            {"num_stages": 4},
+            {"GROUP_M": 16},
+            {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4},
+            {"BM": 128, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 5},
+            {"BM": 256, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 3},
+            {"BM": 128, "BN": 256, "BK": 128, "num_warps": 8, "num_stages": 2},
+        ],
+    },
+    "attention": {
+        "sizes": ["large"],
+        "configs": [
+            {},
+            {"num_stages": 2},
+            {"num_stages": 4},
+            {"BN": 64},
+            {"BN": 64, "num_stages": 4},
+            {"BM": 64, "BN": 64, "num_warps": 4},
+        ],
+    },
+    "attention_causal": {
+        "sizes": ["large"],
+        "configs": [
+            {},
+            {"num_stages": 2},
+            {"num_stages": 4},
+            {"BN": 64},
+            {"BN": 64, "num_stages": 4},
+            {"BM": 64, "BN": 64, "num_warps": 4},
+        ],
+    },
+    "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}, {"num_warps": 16}]},
+    "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}, {"num_warps": 16}]},
+    "grouped_gemm": {
+        "sizes": ["large"],
+        "configs": [
+            {},
+            {"num_stages": 4},
+            {"GROUP_M": 16},
+            {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4},
+            {"BM": 256, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 3},
+        ],
+    },
+}
+
+TARGETS = {  # kernel -> (what the ratio is against, the target)
+    "gemm": ("cuBLAS", 1.00),
+    "attention": ("SDPA", 0.90),
+    "attention_causal": ("SDPA causal", 0.90),
+    "softmax": ("copy bandwidth", 0.90),
+    "layernorm": ("copy bandwidth", 0.90),
+    "grouped_gemm": ("dense cuBLAS GEMM of the same FLOPs", 0.90),
+}
+GEMM_TARGET_4000 = 1.05
+COPY_BYTES = 2 << 30
+
+
+# ---- here: bundles ------------------------------------------------------------------------------------------
+
+
+def write_bundles(out: Path) -> int:
+    sys.path.insert(0, str(ROOT / "server"))
+    from argus.gate import GateSetupError, write_bundle
+
+    out.mkdir(parents=True, exist_ok=True)
+    status = 0
+    for path in sorted(EXPERTS.glob("*.argus")):
+        try:
+            run_py = write_bundle(path.read_text(encoding="utf-8"), out / path.stem, path=f"skills/experts/{path.name}")
+            print(f"wrote {run_py.parent}")
+        except GateSetupError as failure:
+            print(f"{path}: {failure}", file=sys.stderr)
+            status = 1
+    return status
+
+
+# ---- there: the run ---------------------------------------------------------------------------------------------
+
+
+def log(message: str) -> None:
+    print(f"[h200 {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+class Bench:
+    def __init__(self, bundles: Path, trials: int) -> None:
+        import torch
+
+        self.bundles, self.trials = bundles, trials
+        first = next(p for p in sorted(bundles.iterdir()) if (p / "run.py").exists())
+        sys.path.insert(0, str(first))  # the gate runner's modules (identical in every bundle)
+        import gate_profile
+
+        self.timer = gate_profile.Timer()
+        self.torch = torch
+        self.rows: list[dict] = []
+        self.sweeps: list[dict] = []
+        self.gates: list[dict] = []
+        self.peers: dict[str, dict] = {}
+
+    def time(self, fn) -> dict:
+        return self.timer.time(fn, self.trials)
+
+    # -- the gate's compile and correct stages, in this process --------------------------------------------
+
+    def gate(self, folder: Path, kernel: str) -> dict:
+        import gate_compile
+        import gate_correct
+        from gate_common import Bundle
+
+        bundle = Bundle(folder)
+        record = {"kernel": kernel}
+        started = time.perf_counter()
+        record["compile"] = gate_compile.run_compile(bundle, kernel, "cuda")
+        record["correct"] = gate_correct.run_correct(bundle, kernel, "cuda", trials=2, seed=1234)
+        record["seconds"] = time.perf_counter() - started
+        for stage in ("compile", "correct"):
+            log(f"gate {kernel} {stage}: {record[stage].get('status')} {record[stage].get('message', '')}")
+        self.gates.append(record)
+        return record
+
+    # -- one kernel: configurations at each size ------------------------------------------------------------
+
+    def sweep(self, folder: Path, kernel: str) -> None:
+        from gate_common import Bundle
+
+        bundle = Bundle(folder)
+        module = bundle.load_kernel_module()
+        problem = bundle.load_problem_module(kernel)
+        entry = module.KERNELS[kernel]
+        plan = SWEEPS[kernel]
+        for size_name in plan["sizes"]:
+            sizes = problem.SIZES[size_name]
+            inputs = problem.make_inputs(sizes, 7, "cuda")
+            expected = problem.reference(**{k: v for k, v in inputs.items() if k not in problem.OUTPUTS})
+            expected = expected if isinstance(expected, tuple) else (expected,)
+            counts = counts_of(entry, sizes, inputs)
+            for overrides in plan["configs"]:
+                row = {"kernel": kernel, "sizes": sizes, "size_name": size_name, "config": overrides}
+                try:
+                    row.update(self.time_config(module, entry, problem, inputs, expected, overrides))
+                except Exception as exc:  # a config that does not compile or fit: recorded, the sweep goes on
+                    row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+                    log(f"{kernel} {size_name} {overrides}: {row['error']}")
+                    self.sweeps.append(row)
+                    continue
+                row["tflops"] = useful_flops(kernel, sizes) / (row["ms_median"] * 1e-3) / 1e12
+                row["gb_per_s"] = counts["bytes"] / (row["ms_median"] * 1e-3) / 1e9
+                log(
+                    f"{kernel} {size_name} {overrides or 'default'}: {row['ms_median']:.4f} ms, "
+                    f"{row['tflops']:.1f} TFLOP/s, {row['gb_per_s']:.0f} GB/s, rel err {row['rel_error']:.2e}"
+                )
+                self.sweeps.append(row)
+            del inputs, expected
+            self.torch.cuda.empty_cache()
+
+    def time_config(self, module, entry, problem, inputs, expected, overrides) -> dict:
+        torch = self.torch
+        for name in problem.OUTPUTS:
+            inputs[name].fill_(float("nan"))
+        grid, args, kwargs = recorded_launch(module, entry, inputs, overrides)
+        jit = entry["jit"]
+        jit[grid](*args, **kwargs)
+        torch.cuda.synchronize()
+        errors = []
+        for name, want in zip(problem.OUTPUTS, expected, strict=True):
+            got = inputs[name].double()
+            want = want.double()
+            if torch.isnan(got).any():
+                raise RuntimeError(f"{int(torch.isnan(got).sum())} elements of {name} unwritten or NaN")
+            errors.append(float(torch.linalg.vector_norm(got - want) / torch.linalg.vector_norm(want)))
+        if max(errors) > 1e-2:
+            raise RuntimeError(f"wrong result: relative error {max(errors):.3e}")
+        timing = self.time(lambda: jit[grid](*args, **kwargs))
+        compiled = jit.cache[torch.cuda.current_device()] if hasattr(jit, "cache") else {}
+        facts = compile_facts(compiled)
+        return {**timing, "rel_error": max(errors), **facts}
+
+    # -- peers --------------------------------------------------------------------------------------------------
+
+    def peers_all(self) -> None:
+        torch = self.torch
+        F = torch.nn.functional
+        log("peer: copy bandwidth")
+        source = torch.randint(-100, 100, (COPY_BYTES,), dtype=torch.int8, device="cuda")
+        target = torch.empty_like(source)
+        t = self.time(lambda: target.copy_(source))
+        self.peers["copy"] = {**t, "gb_per_s": 2 * COPY_BYTES / (t["ms_median"] * 1e-3) / 1e9}
+        for n in (4096, 8192, 4000):
+            log(f"peer: torch.matmul fp16 {n}^3")
+            a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+            b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+            t = self.time(lambda a=a, b=b: torch.matmul(a, b))
+            self.peers[f"matmul_{n}"] = {**t, "tflops": 2 * n**3 / (t["ms_median"] * 1e-3) / 1e12}
+        z, h, s, d = 4, 32, 4096, 128
+        q, k, v = (torch.randn(z, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        for causal in (False, True):
+            log(f"peer: SDPA causal={causal}")
+            t = self.time(lambda c=causal: F.scaled_dot_product_attention(q, k, v, is_causal=c))
+            flops = attention_flops(z, h, s, d, causal)
+            self.peers[f"sdpa{'_causal' if causal else ''}"] = {**t, "tflops": flops / (t["ms_median"] * 1e-3) / 1e12}
+        m, n = 32768, 4096
+        x = torch.randn(m, n, device="cuda", dtype=torch.float16)
+        w = torch.randn(n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, device="cuda", dtype=torch.float16)
+        log("peer: torch.softmax, F.layer_norm")
+        t = self.time(lambda: torch.softmax(x, dim=1))
+        self.peers["torch_softmax"] = {**t, "gb_per_s": 2 * x.numel() * 2 / (t["ms_median"] * 1e-3) / 1e9}
+        t = self.time(lambda: F.layer_norm(x, (n,), w, b, 1e-5))
+        self.peers["torch_layer_norm"] = {**t, "gb_per_s": 2 * x.numel() * 2 / (t["ms_median"] * 1e-3) / 1e9}
+        self.peer_grouped()
+        torch.cuda.empty_cache()
+
+    def peer_grouped(self) -> None:
+        torch = self.torch
+        e, m, k, n = 8, 16384, 4096, 14336
+        generator = torch.Generator().manual_seed(7)
+        cuts = torch.sort(torch.randint(0, m + 1, (e - 1,), generator=generator)).values.tolist()
+        offsets = [0, *cuts, m]
+        x = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        w = torch.randn(e, k, n, device="cuda", dtype=torch.float16)
+        y = torch.empty(m, n, device="cuda", dtype=torch.float16)
+
+        def loop() -> None:
+            for i in range(e):
+                lo, hi = offsets[i], offsets[i + 1]
+                if hi > lo:
+                    torch.matmul(x[lo:hi], w[i], out=y[lo:hi])
+
+        log("peer: per-expert loop of torch.matmul; dense GEMM of the same FLOPs")
+        flops = 2 * m * k * n
+        t = self.time(loop)
+        self.peers["expert_loop"] = {**t, "tflops": flops / (t["ms_median"] * 1e-3) / 1e12, "offsets": offsets}
+        w0 = w[0].contiguous()
+        t = self.time(lambda: torch.matmul(x, w0))
+        self.peers["dense_same_flops"] = {**t, "tflops": flops / (t["ms_median"] * 1e-3) / 1e12}
+
+
+def recorded_launch(module, entry: dict, inputs: dict, overrides: dict):
+    """(grid, args, kwargs) the launcher would pass its jit function, with these overrides; nothing launched.
+
+    Timing the jit launch alone keeps the launcher's argument checks (and moe's data-fact sync) out."""
+    jit = entry["jit"]
+    names = [name for name, value in vars(module).items() if value is jit]
+    calls = []
+
+    class InterpretedFunction:  # the name generated launchers accept CPU tensors for, as the gate's recorder
+        def __getitem__(self, grid):
+            return lambda *args, **kwargs: calls.append((grid, args, kwargs))
+
+        def __getattr__(self, name):
+            return getattr(jit, name)
+
+    recorder = InterpretedFunction()
+    entry["jit"] = recorder
+    for name in names:
+        setattr(module, name, recorder)
+    try:
+        params = [p["name"] for p in entry["params"]]
+        entry["launcher"](**{p: inputs[p] for p in params if p in inputs}, **overrides)
+    finally:
+        entry["jit"] = jit
+        for name in names:
+            setattr(module, name, jit)
+    grid, args, kwargs = calls[0]
+    return (grid(kwargs) if callable(grid) else grid), args, kwargs
+
+
+def compile_facts(cache: dict) -> dict:
+    """Registers, spills and shared memory of the most recently compiled variant (the one just timed)."""
+    if not cache:
+        return {}
+    compiled = list(cache.values())[-1]
+    facts = {}
+    for attribute, key in (("n_regs", "registers"), ("n_spills", "spills")):
+        if hasattr(compiled, attribute):
+            facts[key] = int(getattr(compiled, attribute))
+    metadata = getattr(compiled, "metadata", None)
+    if metadata is not None and hasattr(metadata, "shared"):
+        facts["shared"] = int(metadata.shared)
+    return facts
+
+
+def counts_of(entry: dict, sizes: dict, inputs: dict) -> dict:
+    try:
+        return entry["counts"](**sizes, inputs=inputs)
+    except TypeError:
+        return entry["counts"](**sizes)
+
+
+def attention_flops(z: int, h: int, s: int, d: int, causal: bool) -> float:
+    """Two S x S x D products per head; causal counts half, as attention benchmarks do."""
+    flops = 4 * z * h * s * s * d
+    return flops / 2 if causal else flops
+
+
+def useful_flops(kernel: str, sizes: dict) -> float:
+    """The FLOPs the peer is credited with for the same problem, so the rates compare like for like."""
+    if kernel == "gemm":
+        return 2 * sizes["M"] * sizes["N"] * sizes["K"]
+    if kernel.startswith("attention"):
+        return attention_flops(sizes["Z"], sizes["H"], sizes["S"], 128, kernel.endswith("causal"))
+    if kernel == "grouped_gemm":
+        return 2 * sizes["M"] * sizes["K"] * sizes["N"]
+    return 0.0
+
+
+def peer_for(kernel: str, row: dict, peers: dict) -> tuple[str, float, float, str]:
+    """(peer name, our rate, the peer's rate, unit) for a sweep row."""
+    if kernel == "gemm":
+        n = row["sizes"]["M"]
+        return f"torch.matmul {n}^3", row["tflops"], peers[f"matmul_{n}"]["tflops"], "TFLOP/s"
+    if kernel == "attention":
+        return "SDPA", row["tflops"], peers["sdpa"]["tflops"], "TFLOP/s"
+    if kernel == "attention_causal":
+        return "SDPA causal", row["tflops"], peers["sdpa_causal"]["tflops"], "TFLOP/s"
+    if kernel in ("softmax", "layernorm"):
+        return "copy", row["gb_per_s"], peers["copy"]["gb_per_s"], "GB/s"
+    return "dense GEMM, same FLOPs", row["tflops"], peers["dense_same_flops"]["tflops"], "TFLOP/s"
+
+
+def best_rows(sweeps: list[dict]) -> list[dict]:
+    best: dict[tuple, dict] = {}
+    for row in sweeps:
+        if "ms_median" not in row:
+            continue
+        key = (row["kernel"], row["size_name"])
+        if key not in best or row["ms_median"] < best[key]["ms_median"]:
+            best[key] = row
+    return list(best.values())
+
+
+def table(result: dict) -> str:
+    peers = result["peers"]
+    lines = [
+        "| kernel | sizes | best config | ms | ours | peer | peer rate | ratio | target |",
+        "| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for row in best_rows(result["sweeps"]):
+        kernel = row["kernel"]
+        name, ours, theirs, unit = peer_for(kernel, row, peers)
+        target = TARGETS[kernel][1]
+        if kernel == "gemm" and row["sizes"]["M"] == 4000:
+            target = GEMM_TARGET_4000
+        ratio = ours / theirs
+        sizes = ", ".join(f"{k}={v}" for k, v in row["sizes"].items())
+        config = ", ".join(f"{k}={v}" for k, v in row["config"].items()) or "default"
+        mark = "met" if ratio >= target else f"missed by {target - ratio:.2f}"
+        lines.append(
+            f"| `{kernel}` | {sizes} | {config} | {row['ms_median']:.3f} | {ours:.1f} {unit} | {name} | "
+            f"{theirs:.1f} | {ratio:.2f}× | {target:.2f}× ({mark}) |"
+        )
+    extra = [
+        f"copy {peers['copy']['gb_per_s']:.0f} GB/s",
+        f"torch.softmax {peers['torch_softmax']['gb_per_s']:.0f} GB/s",
+        f"F.layer_norm {peers['torch_layer_norm']['gb_per_s']:.0f} GB/s",
+        f"per-expert torch.matmul loop {peers['expert_loop']['tflops']:.1f} TFLOP/s",
+    ]
+    return "\n".join(lines) + "\n\nOther peers, same run: " + "; ".join(extra) + "."
+
+
+def run(bundles: Path, out: Path, trials: int, only: list[str]) -> int:
+    import torch
+    import triton
+
+    out.mkdir(parents=True, exist_ok=True)
+    bench = Bench(bundles, trials)
+    started = time.perf_counter()
+    bench.peers_all()
+
+    def result() -> dict:
+        return {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "device": torch.cuda.get_device_name(),
+            "versions": {"torch": torch.__version__, "triton": triton.__version__, "python": sys.version.split()[0]},
+            "trials": trials,
+            "seconds": time.perf_counter() - started,
+            "peers": bench.peers,
+            "gates": bench.gates,
+            "sweeps": bench.sweeps,
+        }
+
+    for folder in sorted(p for p in bundles.iterdir() if (p / "run.py").exists()):
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        for kernel in manifest["kernels"]:
+            if only and kernel not in only:
+                continue
+            bench.gate(folder, kernel)
+            bench.sweep(folder, kernel)
+            # written after every kernel, so a run cut short still leaves what it measured
+            (out / "h200_experts.json").write_text(json.dumps(result(), indent=1, default=str), encoding="utf-8")
+    result = result()
+    print(table(result))
+    print(f"\n{result['device']}, torch {torch.__version__}, triton {triton.__version__}, {result['seconds']:.0f} s")
+    failed = [g["kernel"] for g in bench.gates if any(g[s].get("status") != "passed" for s in ("compile", "correct"))]
+    if failed:
+        print(f"gate failures: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    bundle = commands.add_parser("bundle", help="write one gate bundle per expert file")
+    bundle.add_argument("--out", type=Path, default=ROOT / "build" / "h200_experts")
+    running = commands.add_parser("run", help="on the GPU: gate, sweep and peers; the table and JSON")
+    running.add_argument("bundles", type=Path)
+    running.add_argument("--out", type=Path, required=True)
+    running.add_argument("--trials", type=int, default=50, help="timed launches per measurement")
+    running.add_argument("--kernel", action="append", default=[], help="only this kernel (repeatable)")
+    shown = commands.add_parser("table", help="print the table of a result file")
+    shown.add_argument("result", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "bundle":
+        return write_bundles(args.out)
+    if args.command == "table":
+        print(table(json.loads(args.result.read_text(encoding="utf-8"))))
+        return 0
+    return run(args.bundles, args.out, args.trials, args.kernel)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
