@@ -8,6 +8,7 @@ supports document changes, so an edit computed for an older version is refused i
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -49,55 +50,81 @@ def register(server: ArgusServer) -> None:
         wanted = params.context.only
         actions: list[types.CodeAction] = []
         if wanted is None or any(types.CodeActionKind.QuickFix.value.startswith(k) for k in wanted):
-            actions += fixes(server, snapshot, params.range, params.context.diagnostics)
+            actions += await fixes(server, snapshot, params.range, params.context.diagnostics)
         if wanted is None or any(SKILL_KIND.value.startswith(k) for k in wanted):
             show_disabled = (
                 server.client_supports("text_document", "code_action", "disabled_support")
                 and params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
             )
-            actions += skill_actions(server, snapshot, params.range, show_disabled)
+            actions += await skill_actions(server, snapshot, params.range, show_disabled)
         return actions
 
 
-def fixes(
+async def fixes(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, context: list[types.Diagnostic]
 ) -> list[types.CodeAction]:
     """Fixes for our diagnostics that overlap the selection or that the client passed in the context (editors
-    send the diagnostics of the cursor's line)."""
+    send the diagnostics of the cursor's line). Fixes are built and type-checked in the checking thread; a fix
+    of the verifier's diagnostic is also re-verified in the verifying thread and offered only if the
+    diagnostic goes away (memoized per version, since editors ask again on every cursor move)."""
     from argus.lsp import quick_fixes
 
     state = server.documents.get(snapshot.uri)
     if state is None:
         return []
     span = snapshot.positions.span(selection)
-    actions = []
+    wanted = []
     for stage in STAGES:
         result = state.results.get(stage)
         if result is None or result.version != snapshot.version:
             continue
         for raw, lsp_diagnostic in zip(result.raw, result.diagnostics, strict=False):
             named = any(c.code == lsp_diagnostic.code and c.range == lsp_diagnostic.range for c in context)
-            if not named and not overlaps(quick_fixes.span_of(raw), span):
-                continue
-            for fix in quick_fixes.fixes_for(snapshot.text, snapshot.check.module, raw):
-                actions.append(
-                    types.CodeAction(
-                        title=fix.title,
-                        kind=types.CodeActionKind.QuickFix,
-                        diagnostics=[lsp_diagnostic],
-                        is_preferred=fix.preferred or None,
-                        edit=workspace_edit(server, snapshot, fix.edits),
-                    )
-                )
+            if named or overlaps(quick_fixes.span_of(raw), span):
+                wanted.append((raw, lsp_diagnostic))
+    loop = asyncio.get_running_loop()
+
+    def build() -> list:
+        return [
+            (fix, d) for raw, d in wanted for fix in quick_fixes.fixes_for(snapshot.text, snapshot.check.module, raw)
+        ]
+
+    actions = []
+    for fix, lsp_diagnostic in await loop.run_in_executor(server.check_pool, build):
+        if fix.diagnostic.code.startswith("AR3") and not await fix_verifies(server, state, snapshot, fix):
+            continue
+        actions.append(
+            types.CodeAction(
+                title=fix.title,
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[lsp_diagnostic],
+                is_preferred=fix.preferred or None,
+                edit=workspace_edit(server, snapshot, fix.edits),
+            )
+        )
     return actions
 
 
-def skill_actions(
+async def fix_verifies(server: ArgusServer, state, snapshot: Snapshot, fix) -> bool:
+    key = (snapshot.version, fix.title, fix.edits)
+    memo = state.verified_fixes
+    if key not in memo:
+        settings = server.settings_for(snapshot.uri)
+        if len(memo) > 64 or any(version != snapshot.version for version, *_ in memo):
+            memo.clear()
+        memo[key] = await asyncio.get_running_loop().run_in_executor(
+            server.verify_pool, server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms
+        )
+    return memo[key]
+
+
+async def skill_actions(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
     request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, snapshot.positions.span(selection))
+    proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
     actions = []
-    for action in server.skills.actions(request):
+    for action in proposed:
         title = f"{action.title}  ({action.detail})" if action.detail else action.title
         if action.applicable:
             actions.append(

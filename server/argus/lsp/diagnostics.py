@@ -187,6 +187,24 @@ class DiagnosticsScheduler:
         state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))
         self.publish(state)
 
+    def fix_removes(self, text: str, fix: Any, timeout_ms: int) -> bool:
+        """Whether the verifier, run on the text with the fix applied, no longer reports the fixed diagnostic
+        (same code on the same line) and the text still checks. Runs in the verifying thread."""
+        from argus.dsl.check import check_source
+        from argus.lsp.tuning_skills import apply_edits
+
+        verifier = self.verifier()
+        if verifier is None:
+            return False
+        edited = check_source(apply_edits(text, fix.edits))
+        if edited.has_errors:
+            return False
+        result = verifier.verify_check(edited, timeout_ms=timeout_ms, cache=self._verify_cache)
+        target = fix.diagnostic
+        return not any(
+            d.code == target.code and d.range.start.line == target.range.start.line for d in result.diagnostics
+        )
+
     # ---- publishing ---------------------------------------------------------------------------------
     def publish(self, state: DocumentState) -> None:
         if state.closed:

@@ -47,6 +47,7 @@ class DocumentState:
     urgent: bool = False  # the next verification runs at once (open, save) instead of after the debounce
     verify_task: asyncio.Task | None = None
     closed: bool = False
+    verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
 
     def current_snapshot(self) -> Snapshot | None:
         """The snapshot if it is of the latest version, else None."""

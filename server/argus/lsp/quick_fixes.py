@@ -189,12 +189,15 @@ def expressions(node) -> Iterator:
 def mask_access(lines: list[str], module: ast.Module, d: Diagnostic) -> QuickFix | None:
     call = access_call(module, span_of(d))
     kernel = kernel_of(module, d.range.start.line)
-    if call is None or kernel is None or any(k.name == "mask" for k in call.keywords):
+    if call is None or kernel is None:
         return None
     access: ast.Subscript = call.args[0]
     tensor = next((p for p in kernel.params if isinstance(access.value, ast.Name) and p.name == access.value.id), None)
     if tensor is None or tensor.shape is None or len(tensor.shape) != len(access.indices):
         return None
+    existing = next((k for k in call.keywords if k.name == "mask"), None)
+    if existing is not None:
+        return complete_mask(lines, access, tensor, existing, d)
     failing = failing_axes(d)
     parts = []
     for position, (index, dim) in enumerate(zip(access.indices, tensor.shape, strict=True)):
@@ -263,3 +266,20 @@ def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> Qu
     name = call.args[1].id
     title = f"Load `{name}` at `{call.args[0].id}`'s K index: `{kb}` → `{ka}`"
     return QuickFix(title, (Edit(load_span, new),), d, preferred=True)
+
+
+def complete_mask(lines: list[str], access: ast.Subscript, tensor: ast.Param, mask: ast.Keyword, d: Diagnostic):
+    """`mask=(None, rk < K)` with axis 0 out of bounds: put the condition where the None is."""
+    failing = failing_axes(d)
+    entries = mask.value.elts if isinstance(mask.value, ast.Tuple) else None
+    if not failing or entries is None or len(entries) != len(access.indices):
+        return None
+    edits = []
+    for axis in sorted(failing):
+        entry, index = entries[axis], access.indices[axis]
+        if not isinstance(entry, ast.NoneLit) or isinstance(index, ast.FullSlice):
+            return None
+        condition = f"{text_of(lines, index.span)} < {text_of(lines, tensor.shape[axis].span)}"
+        edits.append(Edit(entry.span, condition))
+    conditions = ", ".join(e.new_text for e in edits)
+    return QuickFix(f"Mask the access: {conditions}", tuple(edits), d, preferred=True)
