@@ -216,9 +216,7 @@ class Bench:
         if max(errors) > 1e-2:
             raise RuntimeError(f"wrong result: relative error {max(errors):.3e}")
         timing = self.time(lambda: jit[grid](*args, **kwargs))
-        compiled = jit.cache[torch.cuda.current_device()] if hasattr(jit, "cache") else {}
-        facts = compile_facts(compiled)
-        return {**timing, "rel_error": max(errors), **facts}
+        return {**timing, "rel_error": max(errors)}
 
     # -- peers --------------------------------------------------------------------------------------------------
 
@@ -308,21 +306,6 @@ def recorded_launch(module, entry: dict, inputs: dict, overrides: dict):
             setattr(module, name, jit)
     grid, args, kwargs = calls[0]
     return (grid(kwargs) if callable(grid) else grid), args, kwargs
-
-
-def compile_facts(cache: dict) -> dict:
-    """Registers, spills and shared memory of the most recently compiled variant (the one just timed)."""
-    if not cache:
-        return {}
-    compiled = list(cache.values())[-1]
-    facts = {}
-    for attribute, key in (("n_regs", "registers"), ("n_spills", "spills")):
-        if hasattr(compiled, attribute):
-            facts[key] = int(getattr(compiled, attribute))
-    metadata = getattr(compiled, "metadata", None)
-    if metadata is not None and hasattr(metadata, "shared"):
-        facts["shared"] = int(metadata.shared)
-    return facts
 
 
 def counts_of(entry: dict, sizes: dict, inputs: dict) -> dict:
