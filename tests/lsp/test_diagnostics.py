@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lsp_support import EXAMPLES, open_document, published, replace_all
+from lsp_support import EXAMPLES, ROOT, open_document, published, replace_all
 from lsprotocol import types
 
 from argus.dsl.check import check_source
@@ -123,3 +123,14 @@ async def test_edits_within_the_debounce_are_verified_once_for_the_last_version(
     await published(client, uri, 3, nth=2)
     assert len([p for p in client.published if p.uri == uri and p.version == 2]) <= 1  # never verified
     assert [d.code for d in client.diagnostics[uri]] == ["AR310"]
+
+
+async def test_a_race_names_the_second_access_as_related_information(client, uri):
+    text = (ROOT / "tests" / "verify" / "corpus" / "race_overlapping_blocks.argus").read_text()
+    open_document(client, uri, text)
+    merged = await published(client, uri, 1, nth=2)
+    (race,) = [d for d in merged.diagnostics if d.code == "AR302"]
+    (second,) = race.related_information  # the same store, run by another program
+    assert (second.location.uri, second.location.range.start.line) == (uri, 7)
+    assert second.message == "the other program's store"
+    assert race.data["argus"]["counterexample"]["second"] is not None
