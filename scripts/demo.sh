@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# Sets up and shows what Argus reports: every example checks clean, and a kernel with bugs gets
-# diagnostics with exact positions, as text and as the JSON an agent reads.
+# The main job, end to end through the real language server: sets up .venv, then `argus demo` starts
+# `argus serve`, opens a matmul with a planted invariant bug the way an editor does, and prints the diagnostic
+# with its counterexample, the code actions at the cursor (with disabled reasons), the document after the fix,
+# and a gate run on the CPU (compile for sm_90, correct against the PyTorch reference).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-echo "== argus check examples/*.argus"
+echo "== argus check examples/*.argus (syntax, types, and every invariant proved)"
 .venv/bin/argus check examples/*.argus && echo "all examples check clean"
 echo
-echo "== argus check examples/buggy/matmul_bugs.argus"
-.venv/bin/argus check examples/buggy/matmul_bugs.argus || true
-echo
-echo "== argus check --json: the dot shape error, as an agent reads it"
-.venv/bin/argus check --json examples/buggy/matmul_bugs.argus | .venv/bin/python -c \
-    'import json, sys; print(json.dumps([d for d in json.load(sys.stdin) if d["code"] == "AR202"][0], indent=2))'
+.venv/bin/argus demo

@@ -10,8 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-from argus.dsl.check import check_source
-
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -42,6 +40,9 @@ def expand(paths: list[str]) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: every `argus` command (serve among them) imports this module at start-up.
+    from argus.dsl.check import check_source
+
     try:
         files = expand(args.paths)
     except FileNotFoundError as missing:
