@@ -38,38 +38,31 @@ SWEEPS: dict[str, dict] = {
         "sizes": ["large", "huge", "odd"],
         "configs": [
             {},
-            {"num_stages": 4},
-            {"GROUP_M": 4},
-            {"GROUP_M": 16},
-            {"num_ctas": 2},
-            {"BK": 32, "num_stages": 5},
-            {"BM": 64, "BN": 256, "BK": 64, "num_warps": 4, "num_stages": 4},
-            {"BM": 128, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 5},
-            {"BM": 256, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 3},
+            {"tma": 1},
+            {"tma": 1, "num_stages": 4},
+            {"tma": 1, "GROUP_M": 16},
+            {"tma": 1, "num_warps": 4, "BN": 128, "num_stages": 4},
+            {"tma": 1, "BM": 256, "BN": 128},
         ],
+    },
+    "gemm_plain": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"tma": 1}, {"tma": 1, "num_stages": 4}, {"tma": 1, "BM": 256, "BN": 128}],
     },
     "attention": {
         "sizes": ["large"],
         "configs": [
             {},
-            {"num_stages": 2},
             {"BN": 64},
-            {"BN": 64, "num_stages": 2},
-            {"BN": 64, "num_stages": 4},
-            {"BN": 64, "num_stages": 5},
-            {"BM": 64, "BN": 64, "num_warps": 4},
+            {"tma": 1},
+            {"tma": 1, "BN": 64},
+            {"tma": 1, "num_stages": 2},
+            {"tma": 1, "BN": 64, "num_stages": 4},
         ],
     },
     "attention_causal": {
         "sizes": ["large"],
-        "configs": [
-            {},
-            {"num_stages": 2},
-            {"num_stages": 4},
-            {"BN": 64},
-            {"BN": 64, "num_stages": 4},
-            {"BM": 64, "BN": 64, "num_warps": 4},
-        ],
+        "configs": [{}, {"BN": 64}, {"tma": 1}, {"tma": 1, "BN": 64}, {"tma": 1, "num_stages": 2}],
     },
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}, {"num_warps": 16}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}, {"num_warps": 16}]},
@@ -77,19 +70,17 @@ SWEEPS: dict[str, dict] = {
         "sizes": ["large"],
         "configs": [
             {},
-            {"num_stages": 4},
-            {"GROUP_M": 4},
-            {"GROUP_M": 16},
-            {"num_ctas": 2},
-            {"BK": 32, "num_stages": 5},
-            {"BM": 64, "BN": 256, "BK": 64, "num_warps": 4, "num_stages": 4},
-            {"BM": 256, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 3},
+            {"tma": 1},
+            {"tma": 1, "num_stages": 4},
+            {"tma": 1, "GROUP_M": 16},
+            {"tma": 1, "BM": 256, "BN": 128},
         ],
     },
 }
 
 TARGETS = {  # kernel -> (what the ratio is against, the target)
     "gemm": ("cuBLAS", 1.00),
+    "gemm_plain": ("cuBLAS", 1.00),
     "attention": ("SDPA", 0.90),
     "attention_causal": ("SDPA causal", 0.90),
     "softmax": ("copy bandwidth", 0.90),
@@ -323,7 +314,7 @@ def attention_flops(z: int, h: int, s: int, d: int, causal: bool) -> float:
 
 def useful_flops(kernel: str, sizes: dict) -> float:
     """The FLOPs the peer is credited with for the same problem, so the rates compare like for like."""
-    if kernel == "gemm":
+    if kernel in ("gemm", "gemm_plain"):
         return 2 * sizes["M"] * sizes["N"] * sizes["K"]
     if kernel.startswith("attention"):
         return attention_flops(sizes["Z"], sizes["H"], sizes["S"], 128, kernel.endswith("causal"))
@@ -334,7 +325,7 @@ def useful_flops(kernel: str, sizes: dict) -> float:
 
 def peer_for(kernel: str, row: dict, peers: dict) -> tuple[str, float, float, str]:
     """(peer name, our rate, the peer's rate, unit) for a sweep row."""
-    if kernel == "gemm":
+    if kernel in ("gemm", "gemm_plain"):
         n = row["sizes"]["M"]
         return f"torch.matmul {n}^3", row["tflops"], peers[f"matmul_{n}"]["tflops"], "TFLOP/s"
     if kernel == "attention":
@@ -367,7 +358,7 @@ def table(result: dict) -> str:
         kernel = row["kernel"]
         name, ours, theirs, unit = peer_for(kernel, row, peers)
         target = TARGETS[kernel][1]
-        if kernel == "gemm" and row["sizes"]["M"] == 4000:
+        if kernel in ("gemm", "gemm_plain") and row["sizes"]["M"] == 4000:
             target = GEMM_TARGET_4000
         ratio = ours / theirs
         sizes = ", ".join(f"{k}={v}" for k, v in row["sizes"].items())
@@ -425,6 +416,32 @@ def run(bundles: Path, out: Path, trials: int, only: list[str]) -> int:
     return 1 if failed else 0
 
 
+def one_launch(bundles: Path, kernel: str, size_name: str, result: Path) -> int:
+    """Launch `kernel` twice at one size under its fastest configuration in `result` (for ncu: skip the
+    first launch, which compiles, and profile the second)."""
+    import torch
+
+    rows = [r for r in json.loads(result.read_text())["sweeps"] if r["kernel"] == kernel and "ms_median" in r]
+    rows = [r for r in rows if r["size_name"] == size_name]
+    config = min(rows, key=lambda r: r["ms_median"])["config"] if rows else {}
+    folders = [p for p in sorted(bundles.iterdir()) if (p / "manifest.json").exists()]
+    folder = next(p for p in folders if kernel in json.loads((p / "manifest.json").read_text())["kernels"])
+    sys.path.insert(0, str(folder))
+    from gate_common import Bundle
+
+    bundle = Bundle(folder)
+    module = bundle.load_kernel_module()
+    problem = bundle.load_problem_module(kernel)
+    inputs = problem.make_inputs(problem.SIZES[size_name], 7, "cuda")
+    entry = module.KERNELS[kernel]
+    grid, args, kwargs = recorded_launch(module, entry, inputs, config)
+    for _ in range(2):
+        entry["jit"][grid](*args, **kwargs)
+    torch.cuda.synchronize()
+    print(f"{kernel} {size_name} config {config or 'default'}: launched twice")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -435,11 +452,18 @@ def main(argv: list[str] | None = None) -> int:
     running.add_argument("--out", type=Path, required=True)
     running.add_argument("--trials", type=int, default=50, help="timed launches per measurement")
     running.add_argument("--kernel", action="append", default=[], help="only this kernel (repeatable)")
+    once = commands.add_parser("one", help="on the GPU: launch one kernel twice (for ncu) under its best config")
+    once.add_argument("bundles", type=Path)
+    once.add_argument("kernel")
+    once.add_argument("--size", default="large")
+    once.add_argument("--result", type=Path, required=True)
     shown = commands.add_parser("table", help="print the table of a result file")
     shown.add_argument("result", type=Path)
     args = parser.parse_args(argv)
     if args.command == "bundle":
         return write_bundles(args.out)
+    if args.command == "one":
+        return one_launch(args.bundles, args.kernel, args.size, args.result)
     if args.command == "table":
         print(table(json.loads(args.result.read_text(encoding="utf-8"))))
         return 0

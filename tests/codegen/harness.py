@@ -101,9 +101,17 @@ def compile_sm90(paths: list[str]) -> list[dict]:
     for path in paths:
         check = check_source(Path(path).read_text(encoding="utf-8"))
         module = load(generate(check, path).source, "kernels")
-        for name, entry in module.KERNELS.items():
+        variants = [
+            (name, kernel, tma)
+            for name, kernel in module.KERNELS.items()
+            for tma in ((0, 1) if "tma" in kernel["policy"] else (None,))
+        ]
+        for name, entry, tma in variants:
             jit = entry["jit"]
             signature, constexprs = {}, {}
+            if tma is not None:  # both forms of a kernel with TMA descriptors (codegen/tma.py)
+                signature["ARGUS_TMA"] = "constexpr"
+                constexprs["ARGUS_TMA"] = tma
             for param in entry["params"]:
                 signature[param["name"]] = argument_type(param)
             for size in entry["sizes"]:
@@ -120,7 +128,7 @@ def compile_sm90(paths: list[str]) -> list[dict]:
                 signature[constant] = "constexpr"
                 constexprs[constant] = value
             signature = {arg: signature[arg] for arg in jit.arg_names}
-            options = dict(entry["policy"])
+            options = {k: v for k, v in entry["policy"].items() if k != "tma"}
             compiled = triton.compile(
                 ASTSource(jit, signature, constexprs, aligned), target=GPUTarget("cuda", 90, 32), options=options
             )
@@ -138,6 +146,7 @@ def compile_sm90(paths: list[str]) -> list[dict]:
                 {
                     "file": Path(path).name,
                     "kernel": name,
+                    "tma": tma,
                     "shared": int(compiled.metadata.shared),
                     "registers": int(registers.group(1)) if registers else None,
                     "spill_stores": int(spills.group(1)) if spills else None,

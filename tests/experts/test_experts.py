@@ -18,7 +18,7 @@ from argus.verify import verify_check
 ROOT = Path(__file__).resolve().parents[2]
 EXPERTS = sorted((ROOT / "skills" / "experts").glob("*.argus"))
 HARNESS = ROOT / "tests" / "codegen" / "harness.py"
-KERNELS = {"gemm", "attention", "attention_causal", "softmax", "layernorm", "grouped_gemm"}
+KERNELS = {"gemm", "gemm_plain", "attention", "attention_causal", "softmax", "layernorm", "grouped_gemm"}
 
 
 def harness(mode: str) -> list[dict]:
@@ -31,7 +31,7 @@ def harness(mode: str) -> list[dict]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_the_five_workloads_are_all_there():
+def test_the_five_workloads_are_all_there_and_a_plain_gemm():
     names = {name for path in EXPERTS for name in check_source(path.read_text()).analysis.kernels}
     assert names == KERNELS
 

@@ -14,6 +14,7 @@ from argus.codegen.dtypes import triton_dtype
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
 from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
+from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.types import ScalarT, TensorT
 
@@ -72,6 +73,7 @@ class BodyEmitter:
     def __init__(self, kernel: ir.KernelIR, reserved: set[str]):
         self.kernel = kernel
         self.plan: Plan = make_plan(kernel.body)
+        self.tma: TmaPlan = plan_tma(kernel, self.plan.resolve)
         self.reserved = reserved | RESERVED
         self.names: dict[int, str] = {}
         self.exprs: dict[int, Expr] = {}
@@ -362,8 +364,44 @@ class BodyEmitter:
             if access.other is not None:
                 keywords["other"] = self.text(access.other)
         if op.kind == "load":
-            return call("tl.load", pointer, **keywords)
-        return call(f"tl.{op.kind}", pointer, self.text(access.value), **keywords)
+            pointer_form = call("tl.load", pointer, **keywords)
+        else:
+            pointer_form = call(f"tl.{op.kind}", pointer, self.text(access.value), **keywords)
+        block = self.tma.accesses.get(id(op))
+        if block is None:
+            return pointer_form
+        starts = "[" + ", ".join("0" if s is None else str(self.text(s)) for s in block.starts) + "]"
+        shape = tuple_of([without_parens(str(constant_source(n))) for n in block.shape])
+        if op.kind == "load":
+            box = call(f"{block.descriptor}.load", starts)
+            box_form = method(box, "reshape", shape) if block.squeeze else box
+        else:
+            value = self.text(access.value)
+            if block.squeeze:
+                extents = tuple_of([without_parens(str(constant_source(n))) for n in self.tma_block(block)])
+                value = method(value, "reshape", extents)
+            box_form = call(f"{block.descriptor}.store", starts, value)
+        # both forms: the constexpr flag keeps one at compile time (the launcher sets it, see codegen/tma.py)
+        return Expr(f"({box_form} if {FLAG} else {pointer_form})", 16)
+
+    def tma_block(self, block) -> list[str]:
+        return next(d.block for d in self.tma.descriptors if d.name == block.descriptor)
+
+    def tma_descriptors(self) -> Lines:
+        """One descriptor per tensor and box, made once at the top of the kernel (None without TMA)."""
+        lines = Lines()
+        params = {p.name: p for p in self.kernel.params}
+        for d in self.tma.descriptors:
+            tensor = params[d.tensor].type
+            dims = [str(dim.label) if dim.symbol is None and dim.label else str(dim) for dim in tensor.shape]
+            strides = [stride_name(d.tensor, a) for a in range(len(tensor.shape))]
+            block = [without_parens(str(constant_source(n))) for n in d.block]
+            made = (
+                f"tl.make_tensor_descriptor({d.tensor}, shape=[{', '.join(dims)}], strides=[{', '.join(strides)}], "
+                f"block_shape=[{', '.join(block)}])"
+            )
+            lines.add(1, f"{d.name} = {made} if {FLAG} else None")
+        return lines
 
 
 def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
@@ -374,4 +412,6 @@ def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
         if isinstance(param.type, TensorT):
             names += [stride_name(param.name, axis) for axis in range(len(param.type.shape))]
     names += [f"{name}: tl.constexpr" for name in kernel.constants]
+    if "tma" in kernel.policy:
+        names.append(f"{FLAG}: tl.constexpr = 0")
     return names

@@ -122,6 +122,7 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
         lines.add(1, f"{parameter},")
     lines.add(0, "):")
     lines.add(1, f'"""`{name}` (argus line {kernel.span.line + 1}): strides are in elements, one per tensor axis."""')
+    lines.extend(emitter.tma_descriptors())
     lines.extend(body)
     lines.add(0, "")
     lines.add(0, "")
@@ -131,7 +132,7 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
     lines.extend(counts_function(kernel, emitter.plan, f"_{name}_counts", f"_{name}_launch"))
     lines.add(0, "")
     lines.add(0, "")
-    lines.extend(entry(kernel))
+    lines.extend(entry(kernel, emitter.tma.tensors))
     lines.add(0, "")
     lines.add(0, "")
     lines.add(0, f"def {name}(*args, **overrides):", kernel.span.line + 1)
@@ -205,7 +206,7 @@ def kernel_info(kernel: ir.KernelIR) -> KernelInfo:
     )
 
 
-def entry(kernel: ir.KernelIR) -> Lines:
+def entry(kernel: ir.KernelIR, tma_tensors: list[str]) -> Lines:
     """The kernel's `KERNELS` entry: what the launcher checks and what the gate reads."""
     name = kernel.name
     accumulated = sorted({op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"})
@@ -229,6 +230,7 @@ def entry(kernel: ir.KernelIR) -> Lines:
     lines.add(1, f'"fact_tensors": {fact_tensors(kernel)!r},')
     strides = {p.name: [stride_name(p.name, a) for a in range(len(p.type.shape))] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')
+    lines.add(1, f'"tma_tensors": {tma_tensors!r},  # tensors read or written through TMA descriptors')
     lines.add(0, "}")
     return lines
 

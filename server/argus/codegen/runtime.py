@@ -32,7 +32,7 @@ _TORCH_DTYPES = {
     "f64": torch.float64,
 }
 _ARGUS_DTYPES = {torch_dtype: name for name, torch_dtype in _TORCH_DTYPES.items() if torch_dtype is not None}
-_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma")
 
 
 def _cdiv(a, b):
@@ -188,12 +188,13 @@ def _launch(kernel, args, kwargs, autotune=False):
         if param["kind"] == "tensor":
             arguments += list(values[param["name"]].stride())
     facts = {name: values[name] for name in kernel["fact_tensors"]} if check_data else {}
+    tma = _tma_flag(kernel, values, policy.pop("tma", 0))
     if not autotune:
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
         grid = kernel["launch"](**scope)[0]
         _zero_accumulated(kernel, values)
-        kernel["jit"][grid](*arguments, **constants, **policy)
+        kernel["jit"][grid](*arguments, **constants, **tma, **policy)
         return
     tuned = {key for config in kernel["configs"] for key in config}
     clash = sorted(tuned & set(overrides))
@@ -218,7 +219,40 @@ def _launch(kernel, args, kwargs, autotune=False):
         return kernel["launch"](**sizes, **scalars, **{k: meta.get(k, v) for k, v in constants.items()})[0]
 
     _zero_accumulated(kernel, values)
-    _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed)
+    _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed, **tma)
+
+
+def _tma_flag(kernel, values, wanted):
+    """`{"ARGUS_TMA": 0 or 1}` for a kernel with TMA descriptors: 1 when the policy asks for TMA and every
+    tensor they read or write qualifies (innermost stride 1, other strides and the base 16-byte aligned);
+    otherwise the kernel's pointer accesses run, which compute the same thing."""
+    if not kernel.get("tma_tensors"):
+        return {}
+    ready = bool(wanted)
+    for name in kernel["tma_tensors"] if ready else ():
+        tensor = values[name]
+        size = tensor.element_size()
+        strides = tensor.stride()
+        if strides[-1] != 1 or tensor.data_ptr() % 16 or any(s * size % 16 for s in strides[:-1]):
+            ready = False
+    if ready:
+        _tma_allocator()
+    return {"ARGUS_TMA": int(ready)}
+
+
+def _tma_allocator():
+    """Descriptors made inside a kernel need scratch memory from the caller: Triton asks this allocator."""
+    if not _TMA_ALLOCATOR:
+
+        def allocate(size, alignment, stream):
+            device = "cpu" if torch.cuda.device_count() == 0 else "cuda"
+            return torch.empty(size, dtype=torch.int8, device=device)
+
+        triton.set_allocator(allocate)
+        _TMA_ALLOCATOR.append(allocate)
+
+
+_TMA_ALLOCATOR = []
 
 
 def _zero_accumulated(kernel, values):
@@ -236,7 +270,7 @@ def _autotuned(kernel, fixed, policy):
         constants = set(kernel["constants"])
         configs = []
         for config in kernel["configs"] or [{}]:
-            settings = {**policy, **{k: v for k, v in config.items() if k in _POLICY}}
+            settings = {**policy, **{k: v for k, v in config.items() if k in _POLICY and k != "tma"}}
             configs.append(triton.Config({k: v for k, v in config.items() if k in constants}, **settings))
 
         def prune(configs, named_args, **kwargs):

@@ -165,4 +165,5 @@ POLICY_SETTINGS: dict[str, str] = {
     "num_stages": "software pipelining depth of loops (1 or more)",
     "num_ctas": "programs per cluster on Hopper: 1, 2 or 4",
     "maxnreg": "register cap per thread (Triton's maxnreg)",
+    "tma": "1: block loads and stores go through TMA descriptors where the tensors allow (Hopper); 0: pointers",
 }

@@ -207,7 +207,10 @@ class KernelAnalyzer(CallsMixin):
                 self.error("AR403", setting.span, f"unknown policy setting `{name}`; known: {known}")
                 continue
             for value in [setting.value, *setting.tune]:
-                if not isinstance(value, int) or value < 1:
+                if name == "tma":
+                    if value not in (0, 1) or isinstance(value, bool):
+                        self.error("AR403", setting.span, f"tma must be 0 or 1, not {value}")
+                elif not isinstance(value, int) or value < 1:
                     self.error("AR403", setting.span, f"`{name}` must be a positive integer, not {value}")
                 elif name == "num_warps" and (not is_power_of_two(value) or value > 32):
                     self.error("AR403", setting.span, f"num_warps must be 1, 2, 4, 8, 16 or 32, not {value}")
