@@ -889,6 +889,21 @@ def test_policy_tune_values_are_checked():
     assert "6" in checked.one("AR403").message
 
 
+def test_policy_tma_takes_zero_or_one():
+    accepted = check("""
+        kernel k(x: f32[N]):
+            policy tma = 1 tune [0, 1]
+            grid (1,)
+    """)
+    assert "AR403" not in accepted.codes
+    refused = check("""
+        kernel k(x: f32[N]):
+            policy tma = 2
+            grid (1,)
+    """)
+    assert "tma must be 0 or 1" in refused.one("AR403").message
+
+
 def test_assigning_to_a_tile_constant():
     checked = check("""
         kernel k(x: f32[N]):

@@ -21,11 +21,11 @@ HARNESS = ROOT / "tests" / "codegen" / "harness.py"
 KERNELS = {"gemm", "gemm_plain", "attention", "attention_causal", "softmax", "layernorm", "grouped_gemm"}
 
 
-def harness(mode: str) -> list[dict]:
+def harness(mode: str, *extra: str) -> list[dict]:
     """tests/codegen/harness.py in a fresh process (TRITON_INTERPRET must be set before triton loads)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "server"), str(HARNESS.parent)]))
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    command = [sys.executable, str(HARNESS), mode, *map(str, EXPERTS)]
+    command = [sys.executable, str(HARNESS), mode, *map(str, EXPERTS), *extra]
     done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)
     assert done.returncode == 0, done.stderr[-4000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -57,6 +57,26 @@ def test_expert_matches_its_reference_under_the_interpreter(interpreted, path):
     for record in records:
         assert record["nan"] == 0, f"{record['kernel']} left {record['nan']} elements unwritten"
         assert record["close"], record
+
+
+@pytest.fixture(scope="module")
+def through_tma():
+    """The same runs with `tma=1`: block accesses go through tensor descriptors (the interpreter runs them)."""
+    return harness("interpret", "--override", "tma=1")
+
+
+@pytest.mark.parametrize("path", EXPERTS, ids=lambda p: p.stem)
+def test_expert_matches_its_reference_through_tma_descriptors(through_tma, path):
+    records = [r for r in through_tma if r["file"] == path.name]
+    assert records, f"nothing of {path.name} ran"
+    for record in records:
+        if "tma" in record["overrides"]:
+            assert record["nan"] == 0 and record["close"], record
+
+
+def test_the_matrix_kernels_have_a_tma_form(through_tma):
+    with_tma = {r["kernel"] for r in through_tma if r["overrides"].get("tma") == 1}
+    assert with_tma == {"gemm", "gemm_plain", "attention", "attention_causal", "grouped_gemm"}
 
 
 @pytest.fixture(scope="module")

@@ -87,7 +87,7 @@ def match_block(op: ir.Op, access: ir.MemoryAccess, tensor: TensorT, sizes: dict
     starts: list[ir.Value | None] = []
     extents: list[str] = []
     shape: list[str] = []
-    runs: dict[int, int] = {}  # the run vector's value id -> its tensor axis
+    runs: dict[tuple, int] = {}  # the run (start, length) -> its tensor axis
     last_axis = -1
     for axis, index in enumerate(access.indices):
         index = resolve(index)
@@ -109,12 +109,17 @@ def match_block(op: ir.Op, access: ir.MemoryAccess, tensor: TensorT, sizes: dict
         starts.append(start)
         extents.append(length)
         shape.append(length)
-        runs[vector.id] = axis
+        runs[run_key(start, length)] = axis
     if not shape:
         return None  # a scalar access
     if access.mask is not None and not bounds_only(resolve(access.mask), runs, tensor, sizes, resolve):
         return None
     return starts, extents, shape
+
+
+def run_key(start: ir.Value | None, length: str) -> tuple:
+    """Runs written twice (`arange(32)` in the index and again in the mask) are the same run."""
+    return (None if start is None else start.id, length)
 
 
 def is_zero(value: ir.Value) -> bool:
@@ -151,7 +156,7 @@ def run_of(vector: ir.Value, resolve) -> tuple[ir.Value | None, str] | None:
     return None
 
 
-def bounds_only(mask: ir.Value, runs: dict[int, int], tensor: TensorT, sizes: dict[int, str], resolve) -> bool:
+def bounds_only(mask: ir.Value, runs: dict[tuple, int], tensor: TensorT, sizes: dict[int, str], resolve) -> bool:
     """Whether the mask is an AND of `run < dimension` terms, each bounding a run by its whole tensor axis."""
     op = mask.op
     if op is None:
@@ -163,7 +168,8 @@ def bounds_only(mask: ir.Value, runs: dict[int, int], tensor: TensorT, sizes: di
     if op.kind != "compare" or op.attrs["op"] != "<":
         return False
     run, bound = (resolve(v) for v in op.operands)
-    axis = runs.get(run.id)
+    found = run_of(run, resolve) if len(getattr(run.type, "shape", ())) == 1 else None
+    axis = None if found is None else runs.get(run_key(*found))
     if axis is None:
         return False
     dim = tensor.shape[axis]
