@@ -60,6 +60,20 @@ def test_expert_matches_its_reference_under_the_interpreter(interpreted, path):
 
 
 @pytest.fixture(scope="module")
+def through_pointers():
+    """The same runs with `tma=0`: every access through pointers, whatever the file's default."""
+    return harness("interpret", "--override", "tma=0")
+
+
+@pytest.mark.parametrize("path", EXPERTS, ids=lambda p: p.stem)
+def test_expert_matches_its_reference_through_pointers(through_pointers, path):
+    records = [r for r in through_pointers if r["file"] == path.name]
+    assert records, f"nothing of {path.name} ran"
+    for record in records:
+        assert record["nan"] == 0 and record["close"], record
+
+
+@pytest.fixture(scope="module")
 def through_tma():
     """The same runs with `tma=1`: block accesses go through tensor descriptors (the interpreter runs them)."""
     return harness("interpret", "--override", "tma=1")
