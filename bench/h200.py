@@ -1,8 +1,11 @@
 """Expert kernels against their peers on one GPU, in one process: gate, sweep, peer, table.
 
     python bench/h200.py bundle [--out build/h200_experts]    here: one gate bundle per skills/experts file
-    python3 bench/h200.py run BUNDLES --out DIR [--quick]      on the GPU (torch and triton only): writes
+    python3 bench/h200.py run BUNDLES --out DIR [--trials N]   on the GPU (torch and triton only): writes
                                                                DIR/h200_experts.json and prints the table
+    python3 bench/h200.py one BUNDLES NAME --result FILE       on the GPU: launch NAME twice under its fastest
+                                                               configuration in FILE (for ncu --launch-skip 1)
+    python bench/h200.py table FILE                            the table of a result file
 
 For every expert kernel the run (1) gates it: the gate's own compile stage (sm_90, through Triton's JIT) and
 correct stage (fresh seeds, `small` then `large` sizes, outputs poisoned with NaN); (2) times it at the
