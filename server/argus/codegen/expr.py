@@ -4,32 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from argus.dsl.operators import BINARY_PRECEDENCE
+
 ATOM = 15
 POSTFIX = 14
 UNARY = 11
-PRECEDENCE = {
-    "or": 1,
-    "and": 2,
-    "not": 3,
-    "<": 4,
-    "<=": 4,
-    ">": 4,
-    ">=": 4,
-    "==": 4,
-    "!=": 4,
-    "|": 5,
-    "^": 6,
-    "&": 7,
-    "<<": 8,
-    ">>": 8,
-    "+": 9,
-    "-": 9,
-    "*": 10,
-    "/": 10,
-    "//": 10,
-    "%": 10,
-    "**": 12,
-}
+# Python's binary precedence (shared with the parser); `not` sits just below comparisons, as in Python.
+PRECEDENCE = {**BINARY_PRECEDENCE, "not": 3}
 
 
 @dataclass(frozen=True, slots=True)
