@@ -9,7 +9,7 @@ import pytest
 
 from argus.cli.main import main
 from argus.dsl.check import check_source
-from argus.verify import VerifyCache, verify_check
+from argus.verify import VerifyCache, has_tune_values, merge_results, verify_check
 from argus.verify import evaluate as evaluate_module
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,3 +184,84 @@ def test_an_internal_failure_in_one_obligation_stays_in_that_obligation(monkeypa
     ]
     # one contraction obligation per verified variant: the declared BN, and BN = 128 from its tune list
     assert (result.stats.unknown, result.stats.refuted) == (2, 0)
+
+
+# ---- the two parts the language server asks for one after the other -------------------------------------
+
+BUG_AS_WRITTEN_AND_WHEN_RETUNED = OVERLAP_WHEN_RETUNED.replace(
+    "store(y[offs], v * 2.0, mask=offs < N)", "store(y[offs], v * 2.0)"
+)
+PART_FILES = [
+    *EXAMPLES,
+    *sorted((ROOT / "examples" / "buggy").glob("*.argus")),
+    *sorted((ROOT / "tests" / "verify" / "corpus").glob("*.argus")),
+]
+
+
+def described(result) -> tuple[list, tuple]:
+    """Each diagnostic's code, place, verdict, kind and variant, and the counts. Not the witness's values: z3
+    may pick another model for the same query later in the same process (a fresh `argus check` is stable)."""
+    s = result.stats
+    diagnostics = [
+        (d.code, d.range, d.data.get("verdict"), d.data.get("kind"), d.data.get("variant"), len(d.related))
+        for d in result.diagnostics
+    ]
+    return diagnostics, (s.obligations, s.proved, s.refuted, s.unknown)
+
+
+@pytest.mark.parametrize("path", PART_FILES, ids=lambda p: p.stem)
+def test_the_declared_and_tune_parts_merge_into_what_all_gives(path):
+    check = check_source(path.read_text())
+    merged = merge_results(verify_check(check, part="declared"), verify_check(check, part="tune"))
+    assert described(merged) == described(verify_check(check))
+
+
+def test_the_declared_part_is_the_kernel_as_written_and_the_tune_part_its_other_values():
+    check = check_source(BUG_AS_WRITTEN_AND_WHEN_RETUNED)
+    declared = verify_check(check, part="declared")
+    assert [(d.code, d.line, "variant" in d.data) for d in declared.diagnostics] == [("AR301", 6, False)]
+    assert declared.layouts  # hover's index maps come with the kernel as written
+    tune = verify_check(check, part="tune")
+    assert {(d.code, d.data["variant"]) for d in tune.diagnostics} == {
+        ("AR301", "with BLOCK = 512 from its tune list"),
+        ("AR302", "with BLOCK = 512 from its tune list"),
+    }
+    assert tune.layouts == []
+    merged = merge_results(declared, tune)  # the tune value's out-of-bounds store is the declared one's twin
+    assert [(d.code, "variant" in d.data) for d in merged.diagnostics] == [("AR301", False), ("AR302", True)]
+    assert (merged.stats.obligations, merged.stats.refuted) == (8, 3)
+
+
+def test_has_tune_values_says_whether_the_tune_part_has_work():
+    assert has_tune_values(check_source(OVERLAP_WHEN_RETUNED))
+    assert not has_tune_values(check_source(TWO_KERNELS))
+    assert not has_tune_values(check_source(OVERLAP_WHEN_RETUNED.replace("tune [256, 512]", "tune [256]")))
+    assert not has_tune_values(check_source(OVERLAP_WHEN_RETUNED.replace("v * 2.0", "v * undefined")))  # not verified
+    assert verify_check(check_source(TWO_KERNELS), part="tune").diagnostics == []
+
+
+def test_the_cache_keeps_each_part_and_answers_all_once_both_are_there():
+    cache = VerifyCache()
+    check = check_source(OVERLAP_WHEN_RETUNED)
+    verify_check(check, cache=cache, part="declared")
+    verify_check(check, cache=cache, part="all")  # the tune part is missing: verified, both kept
+    assert (cache.hits, cache.misses, len(cache)) == (0, 2, 1)
+    races = [d for d in verify_check(check, cache=cache, part="tune").diagnostics if d.code == "AR302"]
+    assert len(races) == 1 and (cache.hits, cache.misses) == (1, 2)
+    moved = check_source("\n\n" + OVERLAP_WHEN_RETUNED)  # the same kernel two lines down: all from the cache
+    assert [d.line for d in verify_check(moved, cache=cache).diagnostics] == [8]
+    assert (cache.hits, cache.misses) == (2, 2)
+
+
+def test_an_unknown_part_is_refused():
+    with pytest.raises(ValueError, match="part must be one of"):
+        verify_check(check_source(OVERLAP_WHEN_RETUNED), part="variants")
+
+
+def test_cli_check_reports_a_tune_value_failure_beside_the_declared_one(tmp_path, capsys):
+    path = tmp_path / "k.argus"
+    path.write_text(BUG_AS_WRITTEN_AND_WHEN_RETUNED)
+    assert main(["check", str(path)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if "error[" in line]
+    assert [line.split("error[")[1][:5] for line in lines] == ["AR301", "AR302"]
+    assert "BLOCK = 512" not in lines[0] and "BLOCK = 512 from its tune list" in lines[1]

@@ -1,7 +1,15 @@
 """Data-flow invariants: layout algebra, tags and z3 proofs with counterexamples (docs/verification.md)."""
 
-from argus.verify.api import VerifyResult, verify_check
+from argus.verify.api import VerifyResult, has_tune_values, merge_results, verify_check
 from argus.verify.cache import VerifyCache
 from argus.verify.kernel import ValueLayout, VerifyStats
 
-__all__ = ["ValueLayout", "VerifyCache", "VerifyResult", "VerifyStats", "verify_check"]
+__all__ = [
+    "ValueLayout",
+    "VerifyCache",
+    "VerifyResult",
+    "VerifyStats",
+    "has_tune_values",
+    "merge_results",
+    "verify_check",
+]

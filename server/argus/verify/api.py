@@ -1,4 +1,11 @@
-"""`verify_check`: the verifier's one entry point, for the CLI, the language server and the agent."""
+"""`verify_check`: the verifier's one entry point, for the CLI, the language server and the agent.
+
+A kernel is verified in two parts: `declared`, the kernel as written (its declared tile constants), and
+`tune`, each other value of each `tune` list (the others at their defaults). `part="all"` (the default, what
+`argus check` uses) is both, merged. The language server asks for the parts one after the other, so the
+verdicts on the kernel as written reach the editor without waiting for the tune values'; `merge_results` puts
+the two together exactly as `part="all"` would have.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,17 @@ from argus.dsl.check import CheckResult
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.verify.cache import VerifyCache, kernel_key
-from argus.verify.kernel import KernelReport, ValueLayout, VerifyStats, unknown_kernel, verify_kernel
+from argus.verify.kernel import (
+    KernelReport,
+    ValueLayout,
+    VerifyStats,
+    added,
+    merge_reports,
+    unknown_kernel,
+    verify_kernel,
+)
+
+PARTS = ("all", "declared", "tune")
 
 
 @dataclass(slots=True)
@@ -20,24 +37,54 @@ class VerifyResult:
     stats: VerifyStats = field(default_factory=VerifyStats)
 
 
-def verify_check(check: CheckResult, *, timeout_ms: int = 1000, cache: VerifyCache | None = None) -> VerifyResult:
-    """Verify every kernel of a checked file that has no errors; never raises."""
+def verify_check(
+    check: CheckResult, *, timeout_ms: int = 1000, cache: VerifyCache | None = None, part: str = "all"
+) -> VerifyResult:
+    """Verify every kernel of a checked file that has no errors; never raises.
+
+    `part`: "all" (the declared tile constants and every other tune value, merged), "declared" (the kernel as
+    written, with its layouts) or "tune" (only the other tune values; `merge_results(declared, tune)` equals
+    "all")."""
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {PARTS}, not {part!r}")
     started = time.perf_counter()
     result = VerifyResult()
     kernels = {k.name: k for k in check.module.kernels}
     for name, kernel in check.analysis.kernels.items():
         if has_errors(check, kernel):
             continue
-        try:
-            report = verify_cached(kernel, kernels.get(name), timeout_ms, cache)
-        except Exception as error:  # a verifier bug must not take down the editor or the CLI
-            report = KernelReport([unknown_kernel(kernel, f"internal verifier error: {error!r}")])
+        report = verify_cached(kernel, kernels.get(name), timeout_ms, cache, part)
         result.diagnostics.extend(report.diagnostics)
         result.layouts.extend(report.layouts)
         result.stats.add(report.stats)
-    result.diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
+    result.diagnostics.sort(key=position)
     result.stats.milliseconds = (time.perf_counter() - started) * 1000
     return result
+
+
+def merge_results(declared: VerifyResult, tune: VerifyResult) -> VerifyResult:
+    """The declared part's result with the tune part's diagnostics that it does not already have (same code
+    at the same place): what `verify_check(part="all")` returns for the same file."""
+    merged = VerifyResult(stats=VerifyStats())
+    merged.diagnostics = added(declared.diagnostics, tune.diagnostics)
+    merged.diagnostics.sort(key=position)
+    merged.layouts = [*declared.layouts, *tune.layouts]
+    merged.stats.add(declared.stats)
+    merged.stats.add(tune.stats)
+    return merged
+
+
+def has_tune_values(check: CheckResult) -> bool:
+    """Whether `part="tune"` has anything to verify: a kernel without errors with a tune value other than its
+    declared one."""
+    return any(
+        not has_errors(check, kernel) and any(v != c.value for c in kernel.constants.values() for v in c.tune)
+        for kernel in check.analysis.kernels.values()
+    )
+
+
+def position(d: Diagnostic) -> tuple[int, int, str]:
+    return (d.range.start.line, d.range.start.character, d.code)
 
 
 def has_errors(check: CheckResult, kernel: ir.KernelIR) -> bool:
@@ -45,23 +92,38 @@ def has_errors(check: CheckResult, kernel: ir.KernelIR) -> bool:
     return any(d.severity.value == "error" and first <= d.range.start.line <= last for d in check.diagnostics)
 
 
-def verify_cached(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int, cache: VerifyCache | None):
+def verify_cached(
+    kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int, cache: VerifyCache | None, part: str = "all"
+) -> KernelReport:
     key = kernel_key(kernel, timeout_ms)
     if cache is not None:
-        hit = cache.get(key, kernel.span.line)
+        hit = cache.get(key, kernel.span.line, part)
         if hit is not None:
             return hit
-    report = verify_with_tunes(kernel, source, timeout_ms)
+    if part == "all":
+        parts = {"declared": guarded(kernel, source, timeout_ms, "declared")}
+        parts["tune"] = guarded(kernel, source, timeout_ms, "tune")
+        report = merge_reports(parts["declared"], parts["tune"])
+    else:
+        parts = {part: guarded(kernel, source, timeout_ms, part)}
+        report = parts[part]
     if cache is not None:
-        cache.put(key, kernel.span.line, report)
+        for name, part_report in parts.items():
+            cache.put(key, kernel.span.line, part_report, name)
     return report
 
 
-def verify_with_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int) -> KernelReport:
-    """The declared tile constants, then each other value of each `tune` list (the others at their defaults):
-    the tool offers retuning, so a value it may pick must be as safe as the declared one."""
-    report = verify_kernel(kernel, timeout_ms)
-    seen = {(d.code, d.range.start.line, d.range.start.character) for d in report.diagnostics}
+def guarded(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int, part: str) -> KernelReport:
+    try:
+        return verify_kernel(kernel, timeout_ms) if part == "declared" else verify_tunes(kernel, source, timeout_ms)
+    except Exception as error:  # a verifier bug must not take down the editor or the CLI
+        return KernelReport([unknown_kernel(kernel, f"internal verifier error: {error!r}")])
+
+
+def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int) -> KernelReport:
+    """Each other value of each `tune` list (the others at their defaults): the tool offers retuning, so a value
+    it may pick must be as safe as the declared one. No layouts (hover shows the kernel as written)."""
+    report = KernelReport()
     if source is None:
         return report
     for name, constant in kernel.constants.items():
@@ -73,11 +135,7 @@ def verify_with_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms
                 continue
             extra = verify_kernel(variant, timeout_ms, f"with {name} = {value} from its tune list")
             report.stats.add(extra.stats)
-            for d in extra.diagnostics:
-                where = (d.code, d.range.start.line, d.range.start.character)
-                if where not in seen:
-                    seen.add(where)
-                    report.diagnostics.append(d)
+            report.diagnostics = added(report.diagnostics, extra.diagnostics)
     return report
 
 

@@ -2,6 +2,8 @@
 
 Spans inside the hash are relative to the kernel's first line, so typing in one kernel (which shifts the
 lines of the kernels below it) re-verifies only that kernel; a hit is moved to the kernel's new lines.
+An entry keeps each part of the kernel's verification that was asked for (`declared`, `tune`); `all` is
+answered when both are there.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import replace
 from argus.dsl import ir
 from argus.dsl.diagnostics import Position, Range, Related
 from argus.dsl.spans import Span
-from argus.verify.kernel import KernelReport
+from argus.verify.kernel import KernelReport, merge_reports
 
 
 def kernel_key(kernel: ir.KernelIR, timeout_ms: int) -> str:
@@ -80,22 +82,32 @@ class VerifyCache:
 
     def __init__(self, max_entries: int = 256):
         self.max_entries = max_entries
-        self.entries: OrderedDict[str, tuple[int, KernelReport]] = OrderedDict()
+        self.entries: OrderedDict[str, tuple[int, dict[str, KernelReport]]] = OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: str, line: int) -> KernelReport | None:
+    def get(self, key: str, line: int, part: str = "all") -> KernelReport | None:
+        """The report of one part ("declared", "tune"), or of both merged ("all"), moved to `line`."""
         entry = self.entries.get(key)
-        if entry is None:
+        needed = ("declared", "tune") if part == "all" else (part,)
+        if entry is None or any(p not in entry[1] for p in needed):
             self.misses += 1
             return None
         self.hits += 1
         self.entries.move_to_end(key)
-        cached_line, report = entry
+        cached_line, parts = entry
+        report = merge_reports(parts["declared"], parts["tune"]) if part == "all" else parts[part]
         return shifted(report, line - cached_line)
 
-    def put(self, key: str, line: int, report: KernelReport) -> None:
-        self.entries[key] = (line, report)
+    def put(self, key: str, line: int, report: KernelReport, part: str) -> None:
+        """Keep one part ("declared" or "tune") of a kernel's verification, beside the other if it is there."""
+        entry = self.entries.get(key)
+        parts: dict[str, KernelReport] = {}
+        if entry is not None:
+            cached_line, cached = entry
+            parts = {name: shifted(r, line - cached_line) for name, r in cached.items()}
+        parts[part] = report
+        self.entries[key] = (line, parts)
         self.entries.move_to_end(key)
         while len(self.entries) > self.max_entries:
             self.entries.popitem(last=False)

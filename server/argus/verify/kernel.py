@@ -76,6 +76,26 @@ class KernelReport:
     stats: VerifyStats = field(default_factory=VerifyStats)
 
 
+def merge_reports(declared: KernelReport, tune: KernelReport) -> KernelReport:
+    """A kernel's declared-constants report with its tune values' diagnostics that it does not already have."""
+    stats = VerifyStats()
+    stats.add(declared.stats)
+    stats.add(tune.stats)
+    return KernelReport(added(declared.diagnostics, tune.diagnostics), list(declared.layouts), stats)
+
+
+def added(first: list[Diagnostic], more: list[Diagnostic]) -> list[Diagnostic]:
+    """`first`, then each of `more` whose code and place are not yet there."""
+    seen = {(d.code, d.range.start.line, d.range.start.character) for d in first}
+    out = list(first)
+    for d in more:
+        where = (d.code, d.range.start.line, d.range.start.character)
+        if where not in seen:
+            seen.add(where)
+            out.append(d)
+    return out
+
+
 def program_names(kernel: ir.KernelIR) -> list[str]:
     names = [f"program_id({k})" for k in range(len(kernel.grid))]
     found: set[int] = set()
