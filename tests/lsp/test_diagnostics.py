@@ -134,3 +134,51 @@ async def test_a_race_names_the_second_access_as_related_information(client, uri
     assert (second.location.uri, second.location.range.start.line) == (uri, 7)
     assert "store" in second.message
     assert race.data["argus"]["counterexample"]["second"] is not None
+
+
+# A store without a mask (out of bounds as written) whose tune value BLOCK = 512 also makes programs overlap.
+RETUNED_RACE = """kernel scale(x: f32[N], y: out f32[N]):
+    tile BLOCK = 256 tune [256, 512], STEP = 256
+    grid (cdiv(N, STEP),)
+    offs = program_id(0) * STEP + arange(BLOCK)
+    v = load(x[offs], mask=offs < N, other=0)
+    store(y[offs], v * 2.0)
+"""
+
+
+def verified(params) -> list:
+    """The verifier's diagnostics of a publication (the kernel has no `reference`: the checker warns, AR107)."""
+    return [d for d in params.diagnostics if d.source == "argus.verify"]
+
+
+async def test_the_kernel_as_written_is_published_before_its_tune_values_for_the_same_version(client, uri):
+    open_document(client, uri, RETUNED_RACE)
+    declared = await published(client, uri, 1, nth=2)
+    assert [(d.code, "variant" in d.data["argus"]) for d in verified(declared)] == [("AR301", False)]
+    merged = await published(client, uri, 1, nth=3)
+    assert [(d.code, d.range.start.line) for d in verified(merged)] == [("AR301", 5), ("AR302", 5)]
+    race = verified(merged)[1]
+    assert race.data["argus"]["variant"] == "with BLOCK = 512 from its tune list"
+    assert race.data["argus"]["counterexample"]["kind"] == "race_store"
+    checker = [d.code for d in (await published(client, uri, 1)).diagnostics]
+    assert checker and [d.code for d in merged.diagnostics if d.source != "argus.verify"] == checker  # still merged
+
+
+async def test_a_violation_only_a_tune_value_has_arrives_for_the_same_version(client, uri):
+    as_written_clean = RETUNED_RACE.replace("store(y[offs], v * 2.0)", "store(y[offs], v * 2.0, mask=offs < N)")
+    open_document(client, uri, BROKEN)
+    await published(client, uri, 1)
+    replace_all(client, uri, 2, BROKEN, as_written_clean)
+    assert verified(await published(client, uri, 2, nth=2)) == []  # the kernel as written is clean
+    (race,) = verified(await published(client, uri, 2, nth=3))
+    assert (race.code, race.data["argus"]["verdict"]) == ("AR302", "refuted")
+    assert "BLOCK = 512" in race.message
+
+
+async def test_without_tune_values_the_verifier_publishes_once(client, uri):
+    text = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text().replace(" tune [32, 64, 128]", "")
+    open_document(client, uri, text)
+    (bug,) = verified(await published(client, uri, 1, nth=2))
+    assert bug.code == "AR310"
+    await asyncio.sleep(0.5)
+    assert len([p for p in client.published if p.uri == uri and p.version == 1]) == 2

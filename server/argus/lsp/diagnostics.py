@@ -3,7 +3,10 @@ version they were computed for.
 
 Syntax and types are cheap (a few ms for a kernel), so they run as soon as the checking thread is free:
 edits that arrive while a check runs are coalesced into one more check of the latest text. The verifier is
-expensive, so it waits for `debounceMs` of quiet after an edit (none after open and save). Each stage's
+expensive, so it waits for `debounceMs` of quiet after an edit (none after open and save). It runs in two
+parts: the kernel as written (its declared tile constants) first, published as soon as it is done; then, when
+a kernel has `tune` lists, their other values, merged in and published again for the same version (so a
+version with tune lists gets three publications: types, the declared verdicts, all verdicts). Each stage's
 result carries its version; a result for a superseded version is never published, and a publication merges
 only the stages computed for the document's current version.
 """
@@ -165,23 +168,41 @@ class DiagnosticsScheduler:
             await asyncio.sleep(delay)
         if state.closed or state.version != snapshot.version:
             return
+        # the kernel as written first: its verdicts are published without waiting for the tune values'
+        declared = await self._run_verifier(state, snapshot, timeout_ms, "declared")
+        if declared is None or state.closed or state.version != snapshot.version:
+            return  # no verifier, or superseded: a newer version has its own verification coming
+        self._publish_invariants(state, snapshot, declared)
+        verifier = self.verifier()
+        if not hasattr(verifier, "has_tune_values") or not verifier.has_tune_values(snapshot.check):
+            return
+        tune = await self._run_verifier(state, snapshot, timeout_ms, "tune")
+        if tune is None or state.closed or state.version != snapshot.version:
+            return
+        self._publish_invariants(state, snapshot, verifier.merge_results(declared, tune))
+
+    async def _run_verifier(self, state: DocumentState, snapshot: Snapshot, timeout_ms: int, part: str) -> Any:
+        """One part of the verification ("declared" or "tune") in the verifying thread; None when there is no
+        verifier, when it failed (logged), or when the version was superseded before the thread got to it."""
         loop = asyncio.get_running_loop()
 
         def run() -> Any:
+            if state.closed or state.version != snapshot.version:
+                return None  # superseded while queued: do not spend the thread on it
             verifier = self.verifier()  # imported in the verifying thread, never on the event loop
             if verifier is None:
                 return None
-            return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache)
+            return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache, part=part)
 
         try:
-            result = await loop.run_in_executor(self.server.verify_pool, run)
+            return await loop.run_in_executor(self.server.verify_pool, run)
         except asyncio.CancelledError:
             raise
         except Exception:
-            logger.exception("verification of %s (version %s) failed", state.uri, snapshot.version)
-            return
-        if result is None or state.closed or state.version != snapshot.version:
-            return  # no verifier, or superseded: a newer version has its own verification coming
+            logger.exception("verification (%s) of %s (version %s) failed", part, state.uri, snapshot.version)
+            return None
+
+    def _publish_invariants(self, state: DocumentState, snapshot: Snapshot, result: Any) -> None:
         diagnostics = [convert.diagnostic(d, state.uri, snapshot.positions) for d in result.diagnostics]
         state.results[INVARIANTS] = SourceResult(snapshot.version, diagnostics, list(result.diagnostics))
         state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))
