@@ -3,12 +3,13 @@ version they were computed for.
 
 Syntax and types are cheap (a few ms for a kernel), so they run as soon as the checking thread is free:
 edits that arrive while a check runs are coalesced into one more check of the latest text. The verifier is
-expensive, so it waits for `debounceMs` of quiet after an edit (none after open and save). It runs in two
-parts: the kernel as written (its declared tile constants) first, published as soon as it is done; then, when
-a kernel has `tune` lists, their other values, merged in and published again for the same version (so a
-version with tune lists gets three publications: types, the declared verdicts, all verdicts). Each stage's
-result carries its version; a result for a superseded version is never published, and a publication merges
-only the stages computed for the document's current version.
+expensive, so it waits until `debounceMs` have passed since the latest edit with no newer one (none after open
+and save): the time the check of that edit took counts as part of the wait. It runs in two parts: the kernel
+as written (its declared tile constants) first, published as soon as it is done; then, when a kernel has
+`tune` lists, their other values, merged in and published again for the same version (so a version with tune
+lists gets three publications: types, the declared verdicts, all verdicts). Each stage's result carries its
+version; a result for a superseded version is never published, and a publication merges only the stages
+computed for the document's current version.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -69,6 +71,7 @@ class DiagnosticsScheduler:
         self._schedule_check(state, urgent=True)
 
     def changed(self, state: DocumentState) -> None:
+        state.changed_at = time.monotonic()  # the debounce counts from the edit, not from the end of its check
         self._schedule_check(state, urgent=False)
 
     def saved(self, state: DocumentState) -> None:
@@ -139,7 +142,8 @@ class DiagnosticsScheduler:
             state.results[TYPES] = SourceResult(version, diagnostics, list(check.diagnostics))
             self.publish(state)
             urgent, state.urgent = state.urgent, False
-            delay = 0.0 if urgent else self.server.settings_for(state.uri).debounce_ms / 1000
+            quiet = time.monotonic() - state.changed_at
+            delay = 0.0 if urgent else max(0.0, self.server.settings_for(state.uri).debounce_ms / 1000 - quiet)
             self._schedule_verify(state, snapshot, delay)
             return
 

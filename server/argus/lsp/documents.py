@@ -45,6 +45,7 @@ class DocumentState:
     check_task: asyncio.Task | None = None
     check_again: bool = False
     urgent: bool = False  # the next verification runs at once (open, save) instead of after the debounce
+    changed_at: float = 0.0  # time.monotonic() of the latest didChange: the debounce counts from it
     verify_task: asyncio.Task | None = None
     closed: bool = False
     verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
