@@ -1,29 +1,26 @@
-"""Two built-in skill providers behind the skill interface, so the light bulb has real skills before the
-skills library lands: deeper software pipelining (`policy num_stages`) and retuning a `tune`-listed tile
-constant. Both are guarded by the shared memory the pipelined `dot` operands need on an H200.
-
-The shared-memory figure is what Triton's pipeliner allocates for a loop: every tile the loop loads and feeds
-to a `dot`, kept in `num_stages` buffers. The gate's sm_90 compile of examples/buggy/matmul_next_k.argus (fixed)
-measured exactly these figures: 144 KiB at 3 stages and BK = 64, 192 KiB at 4 stages, and 288 KiB at BK = 128,
-which it refused (sm_90 allows 232,448 bytes per program). Buffers outside loops (an epilogue's) are not
-counted, so an enabled action can still be refused by the compile gate, which stays the judge.
+"""Two built-in skill providers behind the skill interface: deeper software pipelining (`policy num_stages`) and
+retuning a `tune`-listed tile constant. Both are guarded by the shared memory the pipelined `dot` operands need
+on an H200, an estimate that lives in argus.skills.shared_memory (its docstring says how it was checked).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult, check_source
 from argus.dsl.spans import Span
-from argus.dsl.types import TileT
 from argus.skills.provider import Edit, SkillAction, SkillRequest
-
-# sm_90: at most 227 KiB of shared memory per program (232,448 bytes), the H200's and H100's limit.
-SHARED_MEMORY_LIMIT = 227 * 1024
-DEFAULT_NUM_STAGES = 3  # Triton's default when `policy` does not say
-PASS_THROUGH = {"cast", "trans", "expand_dims", "reshape", "broadcast_to", "tag", "hint"}
+from argus.skills.shared_memory import (  # noqa: F401  (re-exported: the server's older imports use them)
+    DEFAULT_NUM_STAGES,
+    PASS_THROUGH,
+    SHARED_MEMORY_LIMIT,
+    kib,
+    loaded_in,
+    num_stages,
+    pipelined_bytes,
+)
+from argus.skills.text import apply_edits  # re-exported: argus.lsp.quick_fixes and diagnostics use it
 
 
 def kernel_at(check: CheckResult, line: int) -> tuple[ast.Kernel, ir.KernelIR] | None:
@@ -33,38 +30,6 @@ def kernel_at(check: CheckResult, line: int) -> tuple[ast.Kernel, ir.KernelIR] |
     return None
 
 
-def pipelined_bytes(kernel: ir.KernelIR) -> int | None:
-    """Shared memory one pipeline stage needs: the bytes of every tile a loop loads and feeds to a `dot`
-    (None when no loop has such a dot, so there is nothing to pipeline)."""
-    found = False
-    total = 0
-    for op in ir.walk_ops(kernel.body):
-        if op.kind != "for":
-            continue
-        inside = {id(o) for region in op.regions for o in ir.walk_ops(region)}
-        for dot in (o for region in op.regions for o in ir.walk_ops(region) if o.kind == "dot"):
-            for operand in dot.operands[:2]:
-                if loaded_in(operand, inside) and isinstance(operand.type, TileT):
-                    found = True
-                    total += math.prod(d.value for d in operand.type.shape) * max(operand.type.dtype.bits, 8) // 8
-    return total if found else None
-
-
-def loaded_in(value: ir.Value, ops: set[int]) -> bool:
-    while value.op is not None and value.op.kind in PASS_THROUGH and value.op.operands:
-        value = value.op.operands[0]
-    return value.op is not None and value.op.kind == "load" and id(value.op) in ops
-
-
-def num_stages(kernel: ir.KernelIR) -> int:
-    setting = kernel.policy.get("num_stages")
-    return int(setting.value) if setting is not None else DEFAULT_NUM_STAGES
-
-
-def kib(n: int) -> str:
-    return f"{n / 1024:.0f} KiB"
-
-
 def setting_node(kernel: ast.Kernel, name: str, decl_type: type) -> ast.Setting | None:
     for stmt in kernel.body:
         if isinstance(stmt, decl_type):
@@ -72,21 +37,6 @@ def setting_node(kernel: ast.Kernel, name: str, decl_type: type) -> ast.Setting 
                 if setting.name == name:
                     return setting
     return None
-
-
-def apply_edits(text: str, edits: tuple[Edit, ...]) -> str:
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(line: int, col: int) -> int:
-        return starts[min(line, len(lines))] + col
-
-    for edit in sorted(edits, key=lambda e: (e.span.line, e.span.col), reverse=True):
-        begin, end = offset(edit.span.line, edit.span.col), offset(edit.span.end_line, edit.span.end_col)
-        text = text[:begin] + edit.new_text + text[end:]
-    return text
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,27 @@
+"""Every precondition a transform may check, by name, with what it means. The names are what cards, the
+matcher and refusals report; docs/skills.md lists this table (a test keeps it in step)."""
+
+from __future__ import annotations
+
+PRECONDITIONS: dict[str, str] = {
+    "still_checks": "the rewritten kernel has no more checker errors (syntax, names, dtypes, shapes) than before",
+    "verifies": "the rewritten kernel has no verifier errors (bounds, races, contraction, coverage, tags)",
+    "loop_has_dot": "a `for` loop of the kernel contains a `dot` (there is a main loop to pipeline or tile)",
+    "fits_shared_memory": "the pipelined dot operands fit the 227 KiB of shared memory an sm_90 program may use",
+    "no_memory_carried_dependency": "no tensor is both loaded and stored by the kernel, so loads issued early "
+    "(pipelining) cannot read what a later store writes",
+    "in_tune_list": "the new value is in the setting's `tune` list (or the setting has none)",
+    "setting_present": "the kernel declares the setting the rewrite changes",
+    "grid_row_major_2d": "the grid is `(cdiv(M, BM), cdiv(N, BN))` and the program ids are taken as "
+    "`pm, pn = program_id(0), program_id(1)`",
+    "name_free": "the name the rewrite introduces is not used in the kernel yet",
+    "work_depends_on_program": "a loop's bounds depend on the program id (triangular work, as in causal "
+    "attention), so the order programs start in matters",
+    "divisible_by_tile": "for every masked axis `r < S` with `r` a run of `B`, `requires S % B == 0` is stated",
+    "tile_runs": "every index of the access is a scalar or a run `start + arange(B)`",
+    "accumulator_feeds_dot": "the zeros tile is the accumulator of a `dot` in a loop",
+    "loads_are_runs": "every load that feeds a dot indexes each axis with a run or a scalar (TMA-describable)",
+    "start_is_multiple": "the run's start is a product with the block size as a factor",
+    "divisor_is_broadcast": "the divisor is one value per row (a reduction or a broadcast `x[:, None]`), so one "
+    "reciprocal serves a whole row",
+}

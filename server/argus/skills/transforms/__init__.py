@@ -1,0 +1,31 @@
+"""The transforms, by name. Each is a rewrite with its inverse (argus.skills.transforms.base says how)."""
+
+from __future__ import annotations
+
+from argus.skills.transforms.accumulate import DotAccumulator, F32Accumulation
+from argus.skills.transforms.arith import Exp2, Reciprocal
+from argus.skills.transforms.base import Application, Check, Transform
+from argus.skills.transforms.hints import AlignmentHint
+from argus.skills.transforms.masks import DropEdgeMasks
+from argus.skills.transforms.order import GroupedOrder, HeavyFirst
+from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma
+
+TRANSFORMS: dict[str, Transform] = {
+    t.name: t
+    for t in (
+        Pipelining(),
+        NumWarps(),
+        TileSize(),
+        Tma(),
+        GroupedOrder(),
+        HeavyFirst(),
+        DropEdgeMasks(),
+        Exp2(),
+        Reciprocal(),
+        DotAccumulator(),
+        F32Accumulation(),
+        AlignmentHint(),
+    )
+}
+
+__all__ = ["TRANSFORMS", "Application", "Check", "Transform"]

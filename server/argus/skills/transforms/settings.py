@@ -1,0 +1,260 @@
+"""Transforms that change one `tile` or `policy` setting: pipelining depth, warps, tile sizes, TMA.
+
+The inverse moves a setting to its plainest value the kernel's own `tune` list allows (so the rewritten
+kernel still checks: a tune list must contain the default, AR409); the forward moves it one step up (or to
+the value a skill card recorded, passed as `to`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from argus.dsl import ast
+from argus.dsl.spans import Span
+from argus.skills.facts import KernelFacts, walk
+from argus.skills.provider import Edit
+from argus.skills.shared_memory import SHARED_MEMORY_LIMIT, kib
+from argus.skills.transforms.base import Application, Check, Transform
+
+
+def setting_node(kernel: ast.Kernel, name: str, decl_type: type) -> ast.Setting | None:
+    for stmt in kernel.body:
+        if isinstance(stmt, decl_type):
+            for setting in stmt.settings:
+                if setting.name == name:
+                    return setting
+    return None
+
+
+def literal(setting: ast.Setting) -> int | float | None:
+    value = setting.value
+    return value.value if isinstance(value, ast.Int | ast.Float) else None
+
+
+def tune_values(setting: ast.Setting) -> list[int | float]:
+    if setting.tune is None:
+        return []
+    return [e.value for e in setting.tune.elts if isinstance(e, ast.Int | ast.Float)]
+
+
+def in_tune(setting: ast.Setting, value) -> Check:
+    tune = tune_values(setting)
+    holds = not tune or value in tune
+    return Check("in_tune_list", holds, "" if holds else f"{setting.name} = {value} is not in its tune list {tune}")
+
+
+@dataclass(frozen=True)
+class SettingTransform(Transform):
+    """A numeric setting; subclasses say which, its plain value and its next step up."""
+
+    setting: str = ""
+    decl: type = ast.PolicyDecl
+    plain: int = 1
+
+    def up(self, value: int, setting: ast.Setting) -> int | None:
+        return value + 1
+
+    def down(self, value: int, setting: ast.Setting) -> int | None:
+        tune = [v for v in tune_values(setting) if isinstance(v, int)]
+        target = min(tune) if tune else self.plain
+        return target if target < value else None
+
+    def settings(self, kernel: ast.Kernel) -> list[ast.Setting]:
+        node = setting_node(kernel, self.setting, self.decl)
+        return [node] if node is not None else []
+
+    def restoring(self, inverse: Application) -> dict:
+        return {"setting": inverse.params["setting"], "to": inverse.params["from"]}
+
+    def extra_checks(self, facts: KernelFacts, setting: ast.Setting, old: int, new: int) -> list[Check]:
+        return []
+
+    def sites(self, doc, kernel, facts, params) -> list[Application]:
+        found = []
+        for setting in self.settings(kernel):
+            if params.get("setting", setting.name) != setting.name:
+                continue
+            old = literal(setting)
+            if old is None:
+                continue
+            new = params.get("to") or self.up(old, setting)
+            if new is None or new == old:
+                continue
+            checks = [*self.extra_checks(facts, setting, old, new), in_tune(setting, new)]
+            title = f"{self.title}: {setting.name} {old} → {new}"
+            edit = Edit(setting.value.span, str(new))
+            found.append(
+                self.app(
+                    "forward",
+                    kernel,
+                    setting.span,
+                    title,
+                    {"setting": setting.name, "from": old, "to": new},
+                    [edit],
+                    checks,
+                )
+            )
+        return found
+
+    def inverse_sites(self, doc, kernel, facts) -> list[Application]:
+        found = []
+        for setting in self.settings(kernel):
+            old = literal(setting)
+            new = self.down(old, setting) if isinstance(old, int) else None
+            if new is None:
+                continue
+            title = f"undo {self.title.lower()}: {setting.name} {old} → {new}"
+            edit = Edit(setting.value.span, str(new))
+            params = {"setting": setting.name, "from": old, "to": new}
+            found.append(self.app("inverse", kernel, setting.span, title, params, [edit]))
+        return found
+
+
+def loop_has_dot(facts: KernelFacts) -> Check:
+    return Check(
+        "loop_has_dot", facts.dot_in_loop, "" if facts.dot_in_loop else f"`{facts.name}` has no loop with a dot"
+    )
+
+
+def fits(facts: KernelFacts, stages: int | None, scale: float = 1.0) -> Check:
+    needed = facts.shared_memory(stages, scale)
+    holds = needed is None or needed <= SHARED_MEMORY_LIMIT
+    found = "" if holds else f"needs {kib(needed)} of shared memory; an sm_90 program has {kib(SHARED_MEMORY_LIMIT)}"
+    return Check("fits_shared_memory", holds, found)
+
+
+@dataclass(frozen=True)
+class Pipelining(SettingTransform):
+    name: str = "pipelining"
+    title: str = "Software pipelining"
+    intent: str = "keep the next stages' loads in flight while the tensor cores work on this one"
+    anchor: str = "`policy num_stages` of a kernel whose loop feeds loaded tiles to a dot"
+    preconditions: tuple[str, ...] = (
+        "loop_has_dot",
+        "no_memory_carried_dependency",
+        "fits_shared_memory",
+        "in_tune_list",
+        "still_checks",
+    )
+    setting: str = "num_stages"
+
+    def extra_checks(self, facts, setting, old, new) -> list[Check]:
+        carried = sorted(facts.memory_carried)
+        return [
+            loop_has_dot(facts),
+            Check(
+                "no_memory_carried_dependency",
+                not carried,
+                f"{', '.join(carried)} is loaded and stored" if carried else "",
+            ),
+            fits(facts, new),
+        ]
+
+
+@dataclass(frozen=True)
+class NumWarps(SettingTransform):
+    name: str = "num_warps"
+    title: str = "More warps"
+    intent: str = "more warps per program: two warpgroups for a big wgmma tile, or more threads for a long row"
+    anchor: str = "`policy num_warps`"
+    preconditions: tuple[str, ...] = ("in_tune_list", "still_checks")
+    setting: str = "num_warps"
+    plain: int = 4
+
+    def up(self, value, setting):
+        return value * 2
+
+
+@dataclass(frozen=True)
+class Tma(SettingTransform):
+    name: str = "tma"
+    title: str = "TMA descriptors"
+    intent: str = "move the dot operand tiles with the copy engine (TMA) instead of per-thread loads"
+    anchor: str = "`policy tma` of a kernel whose loop loads tiles for a dot"
+    preconditions: tuple[str, ...] = ("loop_has_dot", "loads_are_runs", "in_tune_list", "still_checks")
+    setting: str = "tma"
+    plain: int = 0
+
+    def up(self, value, setting):
+        return 1 if value == 0 else None
+
+    def down(self, value, setting):
+        return 0 if value == 1 else None
+
+    def extra_checks(self, facts, setting, old, new) -> list[Check]:
+        bad = non_run_loads(facts.source)
+        return [
+            loop_has_dot(facts),
+            Check("loads_are_runs", not bad, f"the load at line {bad[0] + 1} gathers" if bad else ""),
+        ]
+
+
+def runs(kernel: ast.Kernel) -> dict[str, str]:
+    """Names bound to a run `start + arange(B)` (or `arange(B)`), with B's text."""
+    found = {}
+    for node in walk(kernel.body):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            length = run_length(node.value)
+            if length is not None:
+                found[node.targets[0].id] = length
+    return found
+
+
+def run_length(expr) -> str | None:
+    match expr:
+        case ast.Call(func=ast.Name(id="arange"), args=[ast.Name(id=length)]):
+            return length
+        case ast.BinOp(op="+", right=right):
+            return run_length(right)
+    return None
+
+
+def non_run_loads(kernel: ast.Kernel) -> list[int]:
+    """Lines of loads inside loops with a dot whose indices are not all names (runs or scalars)."""
+    lines = []
+    for loop in (n for n in walk(kernel.body) if isinstance(n, ast.For)):
+        for call in (n for n in walk(loop.body) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+            is_load = call.func.id == "load" and call.args and isinstance(call.args[0], ast.Subscript)
+            if is_load and not all(
+                isinstance(i, ast.Name | ast.Int) or is_scalar_expr(i) for i in call.args[0].indices
+            ):
+                lines.append(call.span.line)
+    return lines
+
+
+def is_scalar_expr(expr) -> bool:
+    return isinstance(expr, ast.BinOp) and not any(isinstance(n, ast.Call) for n in walk(expr))
+
+
+@dataclass(frozen=True)
+class TileSize(SettingTransform):
+    """A tile constant that is some run's length (`arange(B)`) and has a tune list: bigger tiles reuse each
+    loaded byte for more FLOPs, at the price of registers and shared memory."""
+
+    name: str = "tile_size"
+    title: str = "Bigger tile"
+    intent: str = "a bigger tile: each loaded byte feeds more FLOPs"
+    anchor: str = "a `tile` constant with a tune list that is a run length (`arange(B)`)"
+    preconditions: tuple[str, ...] = ("fits_shared_memory", "in_tune_list", "still_checks")
+    decl: type = ast.TileDecl
+
+    def settings(self, kernel):
+        lengths = set(runs(kernel).values())
+        found = []
+        for stmt in kernel.body:
+            if isinstance(stmt, ast.TileDecl):
+                found += [s for s in stmt.settings if s.name in lengths and s.tune is not None]
+        return found
+
+    def up(self, value, setting):
+        bigger = [v for v in tune_values(setting) if v > value]
+        return min(bigger) if bigger else None
+
+    def extra_checks(self, facts, setting, old, new) -> list[Check]:
+        # the dot operands scale with the tile; a run length used by one operand only scales less, so this
+        # overestimates, the safe side for a refusal the compile gate would confirm
+        return [fits(facts, None, new / old)]
+
+
+def point(line: int, col: int) -> Span:
+    return Span(line, col, line, col)
