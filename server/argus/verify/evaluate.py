@@ -219,6 +219,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
 
     def alignment(self, op: ir.Op, key: Key, stat: Entry, full: Entry, shape, context: Context, valid=None) -> None:
         """Only elements a mask lets through count: padding combined with another row's statistic is harmless."""
+        if not self.emitting:
+            return
         where = f"line {stat.origin.line + 1}" if stat.origin else "a reduction"
         related = [(stat.origin, "the statistic is computed here")] if stat.origin else []
         self.emit(
@@ -389,7 +391,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
         shape = shape_of(op.result.type)
         ranges = [z3.And(i >= 0, i < a.shape[-2]), z3.And(kk >= 0, kk < a.shape[-1]), z3.And(j >= 0, j < b.shape[-1])]
         ranges += coord_ranges(shape[:-2])
-        for a_key, a_entry in a_contracted.items():
+        for a_key, a_entry in a_contracted.items() if self.emitting else ():
             for b_key, b_entry in b_contracted.items():
                 if a_entry.label != b_entry.label:
                     continue
@@ -432,8 +434,14 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
     # memory --------------------------------------------------------------------------------------
 
     # ---- obligations ------------------------------------------------------------------------------
+    @property
+    def emitting(self) -> bool:
+        """Whether an obligation made now is kept: not in the other program's instance (it only records
+        accesses, for races), nor in a loop's first pass. Ops with no other effect check it before building one."""
+        return self.recording and self.record_obligations
+
     def emit(self, obligation: Obligation) -> None:
-        if self.recording and self.record_obligations:
+        if self.emitting:
             self.obligations.append(obligation)
 
     def source_names(self) -> dict[str, str]:

@@ -45,6 +45,8 @@ class MemoryMixin:
         return tuple(result)
 
     def bounds(self, access: Access) -> None:
+        if not self.emitting:
+            return  # the other program's instance, or a loop's first pass: the obligation would be dropped
         inside = [z3.And(index >= 0, index < dim) for index, dim in zip(access.indices, access.dims, strict=True)]
         shown = [
             (f"{access.tensor} index {d} ({label})", idx)
