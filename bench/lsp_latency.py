@@ -8,8 +8,10 @@ literal of examples/attention.argus to a double never used before, so the kernel
 verifier's cache cannot answer from an earlier edit.
 
   (a) syntax and types: `argus serve` with the verifier off; the first publication of the version.
-  (b) with invariants: the verifier on; the publication that carries the verifier's result (the second of the
-      version). Measured at the default debounce (150 ms, part of the figure by design) and at 0 ms.
+  (b) with invariants: the verifier on; the publication that carries the verifier's verdicts on the kernel as
+      written (the second of the version), and, in the same run, the one that adds its `tune` values' verdicts
+      (the third: attention's BN has a tune list). The next edit is sent only after the third. Measured at the
+      default debounce (150 ms, part of the figure by design) and at 0 ms.
   pylsp: python-lsp-server with only pyflakes, the same edits to a Python file of as many lines. Its lint is
       debounced by 500 ms in pylsp itself (LINT_DEBOUNCE_S), which dominates its figure.
 
@@ -147,13 +149,16 @@ class Session:
         await self.client.stop()
 
 
-async def latencies(session: Session, path: Path, text: str, edits: int, nth: int, pause: float) -> list[float]:
+async def latencies(
+    session: Session, path: Path, text: str, edits: int, nths: list[int], pause: float
+) -> list[list[float]]:
+    """Per edit, the time from didChange to each of the `nths` publications of its version (ms), per nth."""
     uri = path.as_uri()
     language = "python" if path.suffix == ".py" else "argus"
     session.client.text_document_did_open(
         types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text))
     )
-    await session.publication(uri, 1, nth)
+    await session.publication(uri, 1, max(nths))
     lines = text.split("\n")
     line = next(i for i, t in enumerate(lines) if LITERAL in t)
     column = lines[line].index(LITERAL)
@@ -167,19 +172,12 @@ async def latencies(session: Session, path: Path, text: str, edits: int, nth: in
         session.client.text_document_did_change(
             types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), [change])
         )
-        found.append((await session.publication(uri, version, nth)) - sent)
+        found.append([(await session.publication(uri, version, nth)) - sent for nth in nths])
         await asyncio.sleep(pause)
-    return [1000 * x for x in found]
+    return [[1000 * times[k] for times in found] for k in range(len(nths))]
 
 
-async def measure(name, command, path, text, options, nth, edits, pause) -> dict:
-    session = Session(command)
-    await session.start(options)
-    try:
-        values = await latencies(session, path, text, edits, nth, pause)
-        memory = rss_mib(session.pid)
-    finally:
-        await session.stop()
+def table_row(name: str, values: list[float], memory: float) -> dict:
     return {
         "name": name,
         "p50": statistics.median(values),
@@ -188,6 +186,18 @@ async def measure(name, command, path, text, options, nth, edits, pause) -> dict
         "rss": memory,
         "n": len(values),
     }
+
+
+async def measure(names: list[str], command, path, text, options, nths: list[int], edits, pause) -> list[dict]:
+    """One server run; a row per publication counted (`nths`, named by `names`)."""
+    session = Session(command)
+    await session.start(options)
+    try:
+        per_nth = await latencies(session, path, text, edits, nths, pause)
+        memory = rss_mib(session.pid)
+    finally:
+        await session.stop()
+    return [table_row(name, values, memory) for name, values in zip(names, per_nth, strict=True)]
 
 
 async def startup(command: list[str], runs: int) -> float:
@@ -213,40 +223,24 @@ async def main(args: argparse.Namespace) -> int:
     pause = args.pause_ms / 1000
     load = os.getloadavg()  # the machine may be shared: say how busy it was
     off = {"argus": {"verify": {"enabled": False}}}
-    rows = [
-        await measure("(a) argus: syntax and types", argus, ATTENTION, text, off, 1, args.edits, pause),
-        await measure("(b) argus: + invariants, debounce 150 ms", argus, ATTENTION, text, None, 2, args.edits, pause),
-        await measure(
-            "(b) argus: + invariants, debounce 0 ms",
-            argus,
-            ATTENTION,
-            text,
-            {"argus": {"debounceMs": 0}},
-            2,
-            args.edits,
-            pause,
-        ),
-    ]
+    rows = await measure(["(a) argus: syntax and types"], argus, ATTENTION, text, off, [1], args.edits, pause)
+    for debounce, options in (("150 ms", None), ("0 ms", {"argus": {"debounceMs": 0}})):
+        names = [
+            f"(b) argus: + invariants of the kernel as written, debounce {debounce}",
+            f"(b) argus: + its tune values' invariants too, debounce {debounce}",
+        ]
+        rows += await measure(names, argus, ATTENTION, text, options, [2, 3], args.edits, pause)
     if not args.no_pylsp:
         settings = {"pylsp": {"plugins": {name: {"enabled": name == "pyflakes"} for name in PYLSP_PLUGINS}}}
         session = Session(peer)
         await session.start()
         session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=settings))
         try:
-            values = await latencies(session, python_path, PYTHON_FILE, args.edits, 1, pause)
+            (values,) = await latencies(session, python_path, PYTHON_FILE, args.edits, [1], pause)
             memory = rss_mib(session.pid)
         finally:
             await session.stop()
-        rows.append(
-            {
-                "name": "pylsp + pyflakes (its own 500 ms lint debounce)",
-                "p50": statistics.median(values),
-                "p95": percentile(values, 95),
-                "max": max(values),
-                "rss": memory,
-                "n": len(values),
-            }
-        )
+        rows.append(table_row("pylsp + pyflakes (its own 500 ms lint debounce)", values, memory))
     print(
         f"# LSP latency, {time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}; {lines}-line files, {args.edits} edits, {args.pause_ms} ms apart; "
