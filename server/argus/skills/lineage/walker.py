@@ -1,0 +1,208 @@
+"""The lineage walker: from an expert kernel, apply every applicable inverse transform, gate each candidate,
+accept one by the rule below, and go on until nothing simplifies.
+
+Acceptance rule (docs/skills.md, "The walker's rule"):
+- a candidate is refused before the gate when a precondition of its rewrite fails (`still_checks`) or the
+  verifier finds more errors in the kernel than in the text before it (`verifies`);
+- on the CPU the gate runs compile (sm_90) and correct (interpreter, `small` sizes); the first candidate, in
+  transform-registry order and then source order, that passes both is the step; the rest are generated
+  afresh from the new text at the next step;
+- on a GPU the gate also profiles; every candidate of a step is gated and the one whose removal slows the
+  kernel least is the step, so each later step removes an optimization that mattered more;
+- a candidate rejected once is not tried again (its rewrite, same text replaced, same transform), and the walk
+  stops when no candidate is left or after `max_steps`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from argus.gate import GateResult, run_gate
+from argus.skills.document import Document
+from argus.skills.facts import verify_errors
+from argus.skills.lineage.record import Candidate, Lineage, PreconditionCheck, Step
+from argus.skills.text import text_at
+from argus.skills.transforms import TRANSFORMS
+from argus.skills.transforms.base import Application
+
+CPU_RULE = (
+    "cpu: refused before the gate if it would not check or adds verifier errors; otherwise gated (compile for "
+    "sm_90, correct under the interpreter at the small sizes); the first candidate in registry and source order "
+    "that passes is the step; no profile, so no slowdown is recorded"
+)
+GPU_RULE = (
+    "gpu: refused before the gate if it would not check or adds verifier errors; every other candidate gated "
+    "(compile, correct, profile); the passing candidate with the smallest slowdown is the step"
+)
+
+Gate = Callable[[str, str], GateResult]
+
+
+def cpu_gate(path: str, timeout_s: float = 300) -> Gate:
+    def gate(text: str, kernel: str) -> GateResult:
+        return run_gate(
+            text, path=path, kernel=kernel, device="cpu", stages=("compile", "correct"), timeout_s=timeout_s
+        )
+
+    return gate
+
+
+def cuda_gate(path: str, timeout_s: float = 300) -> Gate:
+    def gate(text: str, kernel: str) -> GateResult:
+        return run_gate(text, path=path, kernel=kernel, device="cuda", timeout_s=timeout_s)
+
+    return gate
+
+
+@dataclass
+class Progress:
+    """A one-line progress bar on stderr, redrawn in place when stderr is a terminal."""
+
+    stream: object = field(default_factory=lambda: sys.stderr)
+    width: int = 24
+
+    def show(self, step: int, done: int, total: int, what: str) -> None:
+        filled = int(self.width * done / total) if total else self.width
+        bar = "█" * filled + "░" * (self.width - filled)
+        line = f"[lineage] step {step} ▕{bar}▏ {done}/{total} {what}"
+        tty = getattr(self.stream, "isatty", lambda: False)()
+        self.stream.write(("\r\x1b[K" + line) if tty else line + "\n")
+        self.stream.flush()
+
+    def end(self) -> None:
+        if getattr(self.stream, "isatty", lambda: False)():
+            self.stream.write("\n")
+
+
+def key(text: str, app: Application) -> tuple:
+    """What makes two candidates the same rewrite across steps: transform, replaced text, replacement."""
+    return (app.transform, tuple((text_at(text, e.span), e.new_text) for e in app.edits))
+
+
+def diff(before: str, after: str, path: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(True), after.splitlines(True), path, path, n=1)
+    return "".join(lines)
+
+
+def candidates(text: str, kernel: str) -> list[Application]:
+    doc = Document.parse(text)
+    return [app for t in TRANSFORMS.values() for app in t.inverse(doc) if app.kernel == kernel]
+
+
+def kernel_time(result: GateResult | None) -> float | None:
+    facts = result.profile.facts if result is not None else None
+    return facts.kernel.ms_median if facts is not None else None
+
+
+def walk(
+    expert: Path,
+    kernel: str,
+    gate: Gate,
+    *,
+    device: str,
+    profiled: bool,
+    max_steps: int = 20,
+    progress: Progress | None = None,
+    relative_to: Path | None = None,
+) -> Lineage:
+    started = time.perf_counter()
+    text = expert.read_text(encoding="utf-8")
+    shown = str(expert.resolve().relative_to(relative_to)) if relative_to else str(expert)
+    record = Lineage(
+        id=f"{expert.stem}.{kernel}",
+        expert=shown,
+        kernel=kernel,
+        device=device,
+        profiled=profiled,
+        rule=GPU_RULE if profiled else CPU_RULE,
+    )
+    record.baseline = gate(text, kernel)
+    tried: set[tuple] = set()
+    base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
+    base_time = kernel_time(record.baseline)
+    for index in range(1, max_steps + 1):
+        step = Step(index=index, text_before=text)
+        fresh = [app for app in candidates(text, kernel) if key(text, app) not in tried]
+        passing: list[tuple[Candidate, str, float | None]] = []
+        for number, app in enumerate(fresh, 1):
+            if progress is not None:
+                progress.show(index, number - 1, len(fresh), app.title)
+            tried.add(key(text, app))
+            candidate, after = try_candidate(f"s{index}.c{number}", text, app, kernel, gate, base_verify, shown)
+            step.candidates.append(candidate)
+            if candidate.verdict == "passed":
+                t = kernel_time(candidate.gate)
+                if profiled and base_time and t:
+                    candidate.slowdown = round(t / base_time, 4)
+                passing.append((candidate, after, t))
+                if not profiled:
+                    break
+        if progress is not None:
+            progress.show(index, len(step.candidates), len(fresh), "done")
+        if passing:
+            chosen = min(passing, key=lambda p: p[0].slowdown or 0.0) if profiled else passing[0]
+            chosen[0].verdict = "accepted"
+            step.accepted, step.text_after = chosen[0].id, chosen[1]
+            text, base_time = chosen[1], chosen[2]
+            base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
+        record.steps.append(step)
+        if not passing:
+            break
+    if progress is not None:
+        progress.end()
+    record.final_text = text
+    record.seconds = round(time.perf_counter() - started, 1)
+    return record
+
+
+def kernel_node(text: str, kernel: str):
+    doc = Document.parse(text)
+    return next(k for k in doc.kernels() if k.name == kernel)
+
+
+def try_candidate(cid: str, text: str, app: Application, kernel: str, gate: Gate, base_verify: int, path: str):
+    started = time.perf_counter()
+    after = app.result(text)
+    candidate = Candidate(
+        id=cid,
+        transform=app.transform,
+        title=app.title,
+        params=app.params,
+        anchor_line=app.anchor.line + 1,
+        diff=diff(text, after, path),
+        checks=[PreconditionCheck(name=c.name, holds=c.holds, found=c.found) for c in app.checks],
+        verdict="rejected",
+    )
+    if app.failed is not None:
+        candidate.reason = f"{app.failed.name}: {app.failed.found}"
+    else:
+        doc = Document.parse(after)
+        node = next((k for k in doc.kernels() if k.name == kernel), None)
+        candidate.verify_errors = verify_errors(doc.check, node) if node is not None else None
+        holds = candidate.verify_errors is not None and candidate.verify_errors <= base_verify
+        found = "" if holds else f"{candidate.verify_errors} verifier errors, {base_verify} before"
+        candidate.checks.append(PreconditionCheck(name="verifies", holds=holds, found=found))
+        if not holds:
+            candidate.reason = f"verifies: {found}"
+        else:
+            candidate.gate = gate(after, kernel)
+            if candidate.gate.passed:
+                candidate.verdict = "passed"
+            else:
+                candidate.reason = gate_reason(candidate.gate)
+    candidate.seconds = round(time.perf_counter() - started, 1)
+    return candidate, after
+
+
+def gate_reason(result: GateResult) -> str:
+    for name, stage in result.stages.items():
+        if stage.status not in ("passed", "skipped"):
+            return f"{name}: {stage.message}"
+    if result.errors:
+        return f"{result.errors[0].code}: {result.errors[0].message}"
+    return "the gate did not pass"
