@@ -29,8 +29,9 @@ def register(server: ArgusServer) -> None:
     # quick_fixes and tuning_skills need the language core, which loads after the initialize answer
     def register_builtin_skills() -> None:
         from argus.lsp.tuning_skills import builtin_providers
+        from argus.skills.library_provider import LibraryProvider
 
-        for provider in builtin_providers():
+        for provider in [*builtin_providers(), LibraryProvider()]:
             server.skills.register(provider)
 
     server.on_first_code_action = register_builtin_skills
@@ -133,6 +134,7 @@ async def skill_actions(
                     kind=SKILL_KIND,
                     is_preferred=action.preferred or None,
                     edit=workspace_edit(server, snapshot, action.edits),
+                    command=gate_command(snapshot) if action.gate_after else None,
                     data={"skill": action.skill},
                 )
             )
@@ -146,6 +148,13 @@ async def skill_actions(
                 )
             )
     return actions
+
+
+def gate_command(snapshot: Snapshot) -> types.Command:
+    """Run after the edit: the client applies the edit first, so the gate sees the rewritten kernel."""
+    from argus.lsp.gate import RUN_GATE
+
+    return types.Command(title="Gate the rewritten kernel", command=RUN_GATE, arguments=[snapshot.uri])
 
 
 def workspace_edit(server: ArgusServer, snapshot: Snapshot, edits: tuple[Edit, ...]) -> types.WorkspaceEdit:

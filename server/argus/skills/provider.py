@@ -52,6 +52,7 @@ class SkillAction:
     failed_precondition: str | None = None
     detail: str = ""  # the evidence or effect, e.g. "1.31× median over 4 lineages (H200)"
     preferred: bool = False
+    gate_after: bool = False  # ask the editor to run the gate once the edit is applied
 
     @property
     def applicable(self) -> bool:

@@ -1,0 +1,94 @@
+"""Which library skills apply at a place in a document, and which do not with the precondition that fails.
+
+A card matches a line when its transform has a site there: the rewrite's anchor covers the line, or, for a
+skill that changes the whole kernel (a `tile`/`policy` setting, the program order), the line is the kernel's
+header, its setting's line, or the header of a loop that feeds a dot. A card learned on one kind of kernel
+(`dot`: a loop feeds a dot; `row`: one row per program) is offered only on that kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from argus.dsl import ast
+from argus.skills.cards import Card
+from argus.skills.document import Document
+from argus.skills.facts import walk
+from argus.skills.transforms import TRANSFORMS
+from argus.skills.transforms.base import Application, Check
+
+KERNEL_WIDE = {"pipelining", "num_warps", "tile_size", "tma", "grouped_order"}
+FORWARD_PARAMS = ("setting", "name")  # card parameters that select the site; values are the transform's step
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    card: Card
+    application: Application
+
+    @property
+    def applicable(self) -> bool:
+        return self.application.applicable
+
+    @property
+    def failed(self) -> Check | None:
+        return self.application.failed
+
+    def to_json(self) -> dict:
+        failed = self.failed
+        return {
+            "skill": self.card.id,
+            "title": self.application.title,
+            "kernel": self.application.kernel,
+            "line": self.application.anchor.line + 1,
+            "applicable": self.applicable,
+            "failed_precondition": None if failed is None else {"name": failed.name, "found": failed.found},
+            "expected_effect": expected_effect(self.card),
+            "params": self.application.params,
+        }
+
+
+def expected_effect(card: Card) -> str:
+    if not card.effect:
+        return "effect not measured yet (CPU lineages only)"
+    medians = sorted(e.median for e in card.effect)
+    middle = medians[len(medians) // 2]
+    gpus = sorted({e.gpu for e in card.effect})
+    return f"{middle:.2f}× median over {len(card.effect)} lineages ({', '.join(gpus)})"
+
+
+def kind_of(card: Card) -> str:
+    return card.id.rsplit(".", 1)[-1]
+
+
+def loop_lines(kernel: ast.Kernel) -> set[int]:
+    lines = set()
+    for loop in (n for n in walk(kernel.body) if isinstance(n, ast.For)):
+        if any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "dot" for n in walk(loop.body)
+        ):
+            lines.add(loop.span.line)
+    return lines
+
+
+def at_line(app: Application, kernel: ast.Kernel, line: int) -> bool:
+    if app.anchor.line <= line <= app.anchor.end_line:
+        return True
+    return app.transform in KERNEL_WIDE and (line == kernel.span.line or line in loop_lines(kernel))
+
+
+def match(doc: Document, line: int, cards: list[Card]) -> list[Match]:
+    kernel = doc.kernel_at(line)
+    if kernel is None:
+        return []
+    kind = "dot" if doc.facts[kernel.name].dot_in_loop else "row"
+    found = []
+    for card in cards:
+        transform = TRANSFORMS.get(card.transform)
+        if transform is None or kind_of(card) != kind:
+            continue
+        params = {k: v for k, v in card.parameters.items() if k in FORWARD_PARAMS}
+        for app in transform.forward(doc, params):
+            if app.kernel == kernel.name and at_line(app, kernel, line):
+                found.append(Match(card, app))
+    return found
