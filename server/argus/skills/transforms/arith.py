@@ -82,15 +82,26 @@ class Exp2(Transform):
         return found
 
 
-def is_broadcast_row(expr) -> bool:
+def is_broadcast_row(expr, definitions: dict[str, ast.Expr], depth: int = 0) -> bool:
+    """A reduction, a broadcast `x[:, None]`, a scalar size, or a name defined as one of those."""
     match expr:
         case ast.Call(func=ast.Name(id="sum" | "max" | "min")):
             return True
         case ast.Subscript(indices=indices):
             return any(isinstance(i, ast.NoneLit) for i in indices)
-        case ast.Name():
-            return True  # a name: its shape decides; the checker refuses a mismatch (still_checks)
+        case ast.Name(id=name) if name in definitions and depth < 8:
+            return is_broadcast_row(definitions[name], definitions, depth + 1)
+        case ast.Name(id=name):
+            return name not in definitions and name.isupper()  # a size symbol: one value for the whole kernel
     return False
+
+
+def definitions(kernel: ast.Kernel) -> dict[str, ast.Expr]:
+    found = {}
+    for node in walk(kernel.body):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            found[node.targets[0].id] = node.value
+    return found
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,7 @@ class Reciprocal(Transform):
     def sites(self, doc, kernel, facts, params) -> list[Application]:
         name = str(params.get("name", "inv"))
         used = {n.id for n in walk(kernel.body) if isinstance(n, ast.Name)}
+        defined = definitions(kernel)
         found = []
         for stmt in top_statements(kernel.body):
             for node in walk(stmt):
@@ -124,7 +136,9 @@ class Reciprocal(Transform):
                 ]
                 checks = [
                     Check(
-                        "divisor_is_broadcast", is_broadcast_row(node.right), f"`{divisor}` is not one value per row"
+                        "divisor_is_broadcast",
+                        is_broadcast_row(node.right, defined),
+                        f"`{divisor}` is not one value per row",
                     ),
                     Check("name_free", name not in used, f"{name} is already used"),
                 ]
