@@ -21,6 +21,8 @@ from pathlib import Path
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("skills", help="list, match and apply optimization skills from the library")
+    parser.add_argument("--library", type=Path, metavar="DIR", help="the cards' folder (default skills/library)")
+    parser.add_argument("--lineages", type=Path, metavar="DIR", help="extract: the records' folder (skills/lineages)")
     commands = parser.add_subparsers(dest="skills_command", metavar="COMMAND")
     found = commands.add_parser("match", help="skills at FILE:LINE[:COL]")
     found.add_argument("place", metavar="FILE:LINE[:COL]")
@@ -41,6 +43,12 @@ def add_parser(subparsers) -> None:
     extract = commands.add_parser("extract", help="rebuild the cards from the lineage records")
     extract.set_defaults(run=run_extract)
     parser.set_defaults(run=lambda args: (parser.print_help(sys.stderr), 2)[1])
+
+
+def library(args: argparse.Namespace) -> Path:
+    from argus.skills.library import LIBRARY
+
+    return args.library or LIBRARY
 
 
 def place(text: str) -> tuple[Path, int, int | None]:
@@ -73,7 +81,7 @@ def run_match(args: argparse.Namespace) -> int:
     if read is None:
         return 2
     path, line, text = read
-    found = match(Document.parse(text), line, load_cards())
+    found = match(Document.parse(text), line, load_cards(library(args)))
     if args.json:
         print(
             json.dumps(
@@ -96,7 +104,7 @@ def run_apply(args: argparse.Namespace) -> int:
     from argus.skills.apply import plan, write_atomically
     from argus.skills.library import card_by_id
 
-    card = card_by_id(args.id)
+    card = card_by_id(args.id, library(args))
     if card is None:
         print(f"argus skills: no skill {args.id!r} (argus skills list)", file=sys.stderr)
         return 2
@@ -124,7 +132,7 @@ def run_list(args: argparse.Namespace) -> int:
     from argus.skills.library import load_cards
     from argus.skills.matcher import expected_effect
 
-    cards = load_cards()
+    cards = load_cards(library(args))
     if args.json:
         print(json.dumps([c.model_dump(mode="json") for c in cards], indent=1))
         return 0
@@ -139,7 +147,7 @@ def run_show(args: argparse.Namespace) -> int:
 
     from argus.skills.library import card_by_id
 
-    card = card_by_id(args.id)
+    card = card_by_id(args.id, library(args))
     if card is None:
         print(f"argus skills: no skill {args.id!r} (argus skills list)", file=sys.stderr)
         return 2
@@ -149,10 +157,10 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_extract(args: argparse.Namespace) -> int:
     from argus.skills.extract import extract
-    from argus.skills.library import LIBRARY, load_lineages, save_cards
+    from argus.skills.library import LINEAGES, load_lineages, save_cards
 
-    lineages = load_lineages()
+    lineages = load_lineages(args.lineages or LINEAGES)
     cards = extract(lineages)
-    save_cards(cards)
-    print(f"{len(cards)} cards from {len(lineages)} lineages in {LIBRARY}")
+    save_cards(cards, library(args))
+    print(f"{len(cards)} cards from {len(lineages)} lineages in {library(args)}")
     return 0

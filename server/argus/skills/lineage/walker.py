@@ -4,13 +4,14 @@ accept one by the rule below, and go on until nothing simplifies.
 Acceptance rule (docs/skills.md, "The walker's rule"):
 - a candidate is refused before the gate when a precondition of its rewrite fails (`still_checks`) or the
   verifier finds more errors in the kernel than in the text before it (`verifies`);
-- on the CPU the gate runs compile (sm_90) and correct (interpreter, `small` sizes); the first candidate, in
-  transform-registry order and then source order, that passes both is the step; the rest are generated
-  afresh from the new text at the next step;
+- on the CPU the gate runs compile (sm_90) and correct (interpreter, `small` sizes); every candidate is
+  gated at the step it first appears (evidence or risk at that text); the first one, in transform-registry
+  order and then source order, that passes both is the step; a candidate that passed at an earlier step is
+  gated again (on the new text) only when it comes first;
 - on a GPU the gate also profiles; every candidate of a step is gated and the one whose removal slows the
   kernel least is the step, so each later step removes an optimization that mattered more;
-- a candidate rejected once is not tried again (its rewrite, same text replaced, same transform), and the walk
-  stops when no candidate is left or after `max_steps`.
+- a candidate rejected once is not tried again (same transform, same code, same rewrite), and the walk stops
+  when no candidate passes or after `max_steps`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from argus.skills.transforms.base import Application
 
 CPU_RULE = (
     "cpu: refused before the gate if it would not check or adds verifier errors; otherwise gated (compile for "
-    "sm_90, correct under the interpreter at the small sizes); the first candidate in registry and source order "
-    "that passes is the step; no profile, so no slowdown is recorded"
+    "sm_90, correct under the interpreter at the small sizes) at the step it first appears; the first candidate "
+    "in registry and source order that passes is the step (one that passed before is gated again on the new "
+    "text only then); no profile, so no slowdown is recorded"
 )
 GPU_RULE = (
     "gpu: refused before the gate if it would not check or adds verifier errors; every other candidate gated "
@@ -80,8 +82,9 @@ class Progress:
 
 
 def key(text: str, app: Application) -> tuple:
-    """What makes two candidates the same rewrite across steps: transform, replaced text, replacement."""
-    return (app.transform, tuple((text_at(text, e.span), e.new_text) for e in app.edits))
+    """What makes two candidates the same rewrite across steps: transform, the code it rewrites (two identical
+    insertions into different loads differ there), replaced text and replacement."""
+    return (app.transform, text_at(text, app.anchor), tuple((text_at(text, e.span), e.new_text) for e in app.edits))
 
 
 def diff(before: str, after: str, path: str) -> str:
@@ -122,28 +125,29 @@ def walk(
         rule=GPU_RULE if profiled else CPU_RULE,
     )
     record.baseline = gate(text, kernel)
-    tried: set[tuple] = set()
+    tried: dict[tuple, str] = {}  # rewrite key -> its verdict when it was first gated
     base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
     base_time = kernel_time(record.baseline)
     for index in range(1, max_steps + 1):
         step = Step(index=index, text_before=text)
-        fresh = [app for app in candidates(text, kernel) if key(text, app) not in tried]
+        fresh = [app for app in candidates(text, kernel) if tried.get(key(text, app)) != "rejected"]
         passing: list[tuple[Candidate, str, float | None]] = []
         for number, app in enumerate(fresh, 1):
+            seen = key(text, app) in tried
+            if not profiled and (passing and seen):
+                continue  # on the CPU a candidate that passed before is gated again only to become the step
             if progress is not None:
                 progress.show(index, number - 1, len(fresh), app.title)
-            tried.add(key(text, app))
             candidate, after = try_candidate(f"s{index}.c{number}", text, app, kernel, gate, base_verify, shown)
+            tried[key(text, app)] = "rejected" if candidate.verdict == "rejected" else "passed"
             step.candidates.append(candidate)
             if candidate.verdict == "passed":
                 t = kernel_time(candidate.gate)
                 if profiled and base_time and t:
                     candidate.slowdown = round(t / base_time, 4)
                 passing.append((candidate, after, t))
-                if not profiled:
-                    break
         if progress is not None:
-            progress.show(index, len(step.candidates), len(fresh), "done")
+            progress.show(index, len(fresh), len(fresh), "done")
         if passing:
             chosen = min(passing, key=lambda p: p[0].slowdown or 0.0) if profiled else passing[0]
             chosen[0].verdict = "accepted"

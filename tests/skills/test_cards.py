@@ -1,0 +1,75 @@
+"""Skill cards: extracted from lineage records with their evidence, risks and (absent) measurements; the
+schema and precondition tables in docs/skills.md are current; the committed library is consistent."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import ROOT
+
+from argus.skills.cards import Card, schema
+from argus.skills.extract import extract
+from argus.skills.library import LIBRARY, LINEAGES, load_cards, load_lineages, save_cards
+from argus.skills.lineage.record import Candidate, Lineage, PreconditionCheck, Step
+from argus.skills.preconditions import PRECONDITIONS
+
+DOC = (ROOT / "docs" / "skills.md").read_text(encoding="utf-8")
+
+
+def test_docs_hold_the_current_card_schema():
+    block = re.search(r"```json\n(.*?)\n```", DOC, re.S)
+    assert block is not None and json.loads(block.group(1)) == schema()
+
+
+def test_docs_list_every_precondition_and_transform():
+    for name, meaning in PRECONDITIONS.items():
+        assert f"| `{name}` | {meaning} |" in DOC
+    from argus.skills.transforms import TRANSFORMS
+
+    for name in TRANSFORMS:
+        assert f"| `{name}` |" in DOC
+
+
+def test_every_passing_candidate_becomes_evidence_on_its_card(softmax_walk, softmax_cards):
+    record, _ = softmax_walk
+    passing = {c.id for s in record.steps for c in s.candidates if c.verdict != "rejected"}
+    cited = {e.candidate for card in softmax_cards for e in card.evidence}
+    assert cited == passing
+    assert all(card.id.endswith(".row") for card in softmax_cards)  # softmax has no loop that feeds a dot
+
+
+def test_a_card_without_a_gpu_measurement_says_so_and_has_no_effect(softmax_cards):
+    for card in softmax_cards:
+        assert card.effect == [] and card.effect_status == "not measured" and "CPU" in card.effect_note
+
+
+def test_a_rejected_candidate_becomes_a_risk_with_its_failed_precondition():
+    rejected = Candidate(
+        id="s1.c2", transform="exp2", title="undo exp2", params={}, anchor_line=3, diff="", verdict="rejected",
+        checks=[PreconditionCheck(name="still_checks", holds=False, found="AR209 ...")], reason="still_checks: AR209",
+    )  # fmt: skip
+    passed = rejected.model_copy(update={"id": "s1.c1", "verdict": "accepted", "checks": [], "reason": ""})
+    text = (ROOT / "skills" / "experts" / "softmax.argus").read_text(encoding="utf-8")
+    record = Lineage(id="x.softmax", expert="x.argus", kernel="softmax", device="cpu", profiled=False, rule="cpu",
+                     steps=[Step(index=1, text_before=text, candidates=[passed, rejected])])  # fmt: skip
+    (card,) = extract([record])
+    assert card.risks[0].precondition == "still_checks" and card.risks[0].evidence == "x.softmax#s1.c2"
+
+
+def test_cards_round_trip_through_yaml(softmax_cards, tmp_path):
+    save_cards(softmax_cards, tmp_path)
+    assert load_cards(tmp_path) == softmax_cards
+
+
+@pytest.mark.skipif(not list(LIBRARY.glob("*.yaml")), reason="no committed cards yet")
+def test_every_committed_card_cites_candidates_of_committed_lineages():
+    records = {r.id: r for r in load_lineages(LINEAGES)}
+    for card in load_cards():
+        assert isinstance(card, Card) and card.evidence
+        for item in card.evidence:
+            found = records[item.lineage].candidate(item.candidate)
+            assert found is not None and found.verdict == item.verdict
+        if card.effect_status == "not measured":
+            assert card.effect == []

@@ -1,0 +1,72 @@
+"""The lineage walker on a real expert with the real CPU gate: steps chain, every accepted step passed compile
+and correct, rejected candidates are kept, nothing pretends to be a measurement."""
+
+from __future__ import annotations
+
+from conftest import ROOT
+
+from argus.dsl.check import check_source
+from argus.skills.document import Document
+from argus.skills.lineage import bundle
+from argus.skills.lineage.record import Lineage
+from argus.skills.lineage.walker import cpu_gate, try_candidate
+from argus.skills.transforms import TRANSFORMS
+
+
+def test_each_step_starts_from_the_text_the_step_before_accepted(softmax_walk):
+    record, _ = softmax_walk
+    accepted = [s for s in record.steps if s.accepted]
+    assert accepted
+    assert accepted[0].text_before == (ROOT / record.expert).read_text(encoding="utf-8")
+    for before, after in zip(record.steps, record.steps[1:], strict=False):
+        assert after.text_before == before.text_after
+    assert record.final_text == accepted[-1].text_after
+
+
+def test_an_accepted_step_passed_compile_and_correct_on_the_interpreter(softmax_walk):
+    record, _ = softmax_walk
+    for step in record.steps:
+        if step.accepted:
+            chosen = record.candidate(step.accepted)
+            assert chosen.gate.compile.status == "passed"
+            assert chosen.gate.correct.status == "passed" and chosen.gate.correct.facts.interpreter
+            assert chosen.gate.profile.status == "skipped" and chosen.slowdown is None
+
+
+def test_a_cpu_walk_is_marked_unprofiled_and_walks_until_nothing_simplifies(softmax_walk):
+    record, _ = softmax_walk
+    assert record.device == "cpu" and not record.profiled and record.rule.startswith("cpu:")
+    assert record.steps[-1].accepted is None
+    assert "exp2(" not in record.final_text  # exp2 was undone
+    assert not [d for d in check_source(record.final_text).diagnostics if d.severity.value == "error"]
+
+
+def test_the_record_round_trips_through_json(softmax_walk):
+    record, _ = softmax_walk
+    assert Lineage.model_validate_json(record.model_dump_json()) == record
+
+
+def test_the_walk_shows_a_progress_bar(softmax_walk):
+    _, progress = softmax_walk
+    assert "[lineage] step 1 ▕" in progress and "done" in progress
+
+
+def test_a_candidate_that_would_not_check_is_rejected_before_the_gate_and_kept():
+    text = (ROOT / "skills" / "experts" / "attention.argus").read_text(encoding="utf-8")
+    refused = [a for a in TRANSFORMS["f32_accumulation"].inverse(Document.parse(text)) if a.kernel == "attention"]
+    assert refused and refused[0].failed.name == "still_checks"
+    candidate, _ = try_candidate("s1.c1", text, refused[0], "attention", cpu_gate("attention.argus"), 0, "a.argus")
+    assert candidate.verdict == "rejected" and candidate.gate is None
+    assert candidate.reason.startswith("still_checks: the kernel would not check")
+
+
+def test_bundle_mode_writes_a_gate_bundle_for_the_expert_and_every_text_that_passed(softmax_walk, tmp_path):
+    record, _ = softmax_walk
+    saved = tmp_path / "softmax.softmax.cpu.json"
+    saved.write_text(record.model_dump_json(), encoding="utf-8")
+    script = bundle.write(saved, tmp_path / "bundle")
+    passed = [c.id for s in record.steps for c in s.candidates if c.verdict != "rejected"]
+    lines = script.read_text(encoding="utf-8").splitlines()
+    for name in ["base", *passed]:
+        assert (tmp_path / "bundle" / name / "run.py").is_file()
+        assert any(f"python3 {name}/run.py --device cuda" in line and "--stage profile" in line for line in lines)
