@@ -70,3 +70,29 @@ def test_bundle_mode_writes_a_gate_bundle_for_the_expert_and_every_text_that_pas
     for name in ["base", *passed]:
         assert (tmp_path / "bundle" / name / "run.py").is_file()
         assert any(f"python3 {name}/run.py --device cuda" in line and "--stage profile" in line for line in lines)
+
+
+def test_reading_a_bundle_back_puts_the_gate_results_into_the_record(softmax_walk, tmp_path):
+    import subprocess
+    import sys
+
+    record, _ = softmax_walk
+    saved = tmp_path / "softmax.softmax.cpu.json"
+    saved.write_text(record.model_dump_json(), encoding="utf-8")
+    folder = tmp_path / "bundle"
+    bundle.write(saved, folder)
+    # the GPU machine's command, here on the CPU and for the expert only (compile: the fastest stage)
+    argv = [sys.executable, "base/run.py", "--device", "cpu", "--stage", "compile", "--out", "base.result.json"]
+    subprocess.run(argv, cwd=folder, check=True, capture_output=True, timeout=300)
+    written = bundle.read_back(folder, tmp_path / "read.json")
+    back = Lineage.model_validate_json(written.read_text(encoding="utf-8"))
+    assert back.baseline.compile.status == "passed"
+    assert not back.profiled  # no profile facts came back, so nothing was measured
+    assert all(c.slowdown is None for s in back.steps for c in s.candidates)
+
+
+def test_lineage_without_an_expert_is_a_usage_error(capsys):
+    from argus.cli.main import main
+
+    assert main(["lineage"]) == 2
+    assert "EXPERT.argus" in capsys.readouterr().err

@@ -67,7 +67,8 @@ def read_back(folder: Path, out: Path | None = None) -> Path:
     record_path = Path(manifest["record"])
     record = load(record_path)
     base = read_result(folder / "base.result.json")
-    record.baseline, record.profiled, record.device = base, True, base.device
+    # a result without profile facts (a bundle run with --device cpu) measures nothing: the record stays unprofiled
+    record.baseline, record.profiled, record.device = base, base.profile.facts is not None, base.device
     record.rule = (
         "steps from the CPU walk; every text the CPU passed profiled on the GPU, slowdowns against the step's "
         "text before"
