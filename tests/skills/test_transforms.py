@@ -51,6 +51,13 @@ APPLIES = [
     ("drop_edge_masks", DIVISIBLE_GEMM, {}, "load of A", "a = load(A[rm, rk])   # f16[BM, BK]"),
     ("exp2", NAIVE_SOFTMAX, {}, "exp2", "num = exp2((v - max(v, axis=0)) * 1.4426950408889634)"),
     ("reciprocal", NAIVE_SOFTMAX, {}, "sum(num", "    inv = 1.0 / sum(num, axis=0)\n"),
+    (
+        "rsqrt",
+        NAIVE_SOFTMAX.replace("(num / sum(num, axis=0))", "(num * (1.0 / sqrt(sum(num, axis=0))))"),
+        {},
+        "",
+        "num * rsqrt(sum(num, axis=0))",
+    ),
     ("dot_accumulator", NAIVE_GEMM, {}, "dot", "acc = dot(a, b, acc)"),
     ("f32_accumulation", F16_ACCUMULATOR, {}, "acc", "acc = zeros((BM, BN), f32)"),
     ("alignment_hint", NAIVE_GEMM, {}, "on rm", "rm = multiple_of(pm * BM, BM) + arange(BM)"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from argus.skills.transforms.accumulate import DotAccumulator, F32Accumulation
-from argus.skills.transforms.arith import Exp2, Reciprocal
+from argus.skills.transforms.arith import Exp2, Reciprocal, Rsqrt
 from argus.skills.transforms.base import Application, Check, Transform
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
@@ -22,6 +22,7 @@ TRANSFORMS: dict[str, Transform] = {
         DropEdgeMasks(),
         Exp2(),
         Reciprocal(),
+        Rsqrt(),
         DotAccumulator(),
         F32Accumulation(),
         AlignmentHint(),

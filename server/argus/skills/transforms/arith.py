@@ -208,3 +208,35 @@ def top_statements(body: list) -> list:
         elif isinstance(stmt, ast.Assign | ast.AugAssign | ast.ExprStmt):
             found.append(stmt)
     return found
+
+
+@dataclass(frozen=True)
+class Rsqrt(Transform):
+    """`1.0 / sqrt(x)` -> `rsqrt(x)`: one MUFU.RSQ instead of a square root and a division."""
+
+    name: str = "rsqrt"
+    title: str = "rsqrt instead of 1 / sqrt"
+    intent: str = "one reciprocal square root (MUFU.RSQ) instead of a square root and a division"
+    anchor: str = "`1.0 / sqrt(x)`"
+    preconditions: tuple[str, ...] = ("still_checks",)
+
+    def sites(self, doc, kernel, facts, params) -> list[Application]:
+        found = []
+        for node in walk(kernel.body):
+            match node:
+                case ast.BinOp(
+                    op="/",
+                    left=ast.Float(value=1.0) | ast.Int(value=1),
+                    right=ast.Call(func=ast.Name(id="sqrt"), args=[arg]),
+                ):
+                    new = f"rsqrt({doc.source(arg.span)})"  # a call needs none of the parentheses around the division
+                    found.append(self.app("forward", kernel, node.span, "1 / sqrt → rsqrt", {}, [Edit(node.span, new)]))
+        return found
+
+    def inverse_sites(self, doc, kernel, facts) -> list[Application]:
+        found = []
+        for call in calls(kernel, "rsqrt"):
+            if len(call.args) == 1:
+                new = f"(1.0 / sqrt({doc.source(call.args[0].span)}))"
+                found.append(self.app("inverse", kernel, call.span, "undo rsqrt: 1 / sqrt", {}, [Edit(call.span, new)]))
+        return found
