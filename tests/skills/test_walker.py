@@ -96,3 +96,10 @@ def test_lineage_without_an_expert_is_a_usage_error(capsys):
 
     assert main(["lineage"]) == 2
     assert "EXPERT.argus" in capsys.readouterr().err
+
+
+def test_each_step_records_the_facts_of_its_text(softmax_walk):
+    record, _ = softmax_walk
+    first = record.steps[0].facts
+    assert first.bounded == [["N", "BN"]] and not first.dot_in_loop
+    assert first.loaded == ["x"] and first.stored == ["y"] and first.verify_errors == 0

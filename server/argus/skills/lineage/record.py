@@ -44,8 +44,25 @@ class Candidate(Model):
     seconds: float = Field(0.0, description="wall time spent on this candidate (check, verifier, gate)")
 
 
+class KernelFactsRecord(Model):
+    """The facts preconditions are stated over (argus.skills.facts), for the kernel's text before a step."""
+
+    constants: dict[str, int | float]
+    policy: dict[str, int | float]
+    tune: dict[str, list[int | float]]
+    divisible: list[list[str]] = Field(description="[S, B] pairs with `requires S % B == 0`")
+    bounded: list[list[str]] = Field(description="[N, B] pairs with `requires N <= B`")
+    stage_bytes: int | None = Field(description="shared memory of one pipeline stage of the dot operands")
+    stages: int
+    dot_in_loop: bool
+    loaded: list[str]
+    stored: list[str]
+    verify_errors: int | None = None
+
+
 class Step(Model):
     index: int
+    facts: KernelFactsRecord | None = None
     text_before: str
     text_after: str | None = Field(None, description="the accepted candidate's text; None for the last step")
     accepted: str | None = Field(None, description="id of the accepted candidate")

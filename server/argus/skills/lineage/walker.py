@@ -26,7 +26,7 @@ from pathlib import Path
 from argus.gate import GateResult, run_gate
 from argus.skills.document import Document
 from argus.skills.facts import verify_errors
-from argus.skills.lineage.record import Candidate, Lineage, PreconditionCheck, Step
+from argus.skills.lineage.record import Candidate, KernelFactsRecord, Lineage, PreconditionCheck, Step
 from argus.skills.text import text_at
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application
@@ -129,7 +129,7 @@ def walk(
     base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
     base_time = kernel_time(record.baseline)
     for index in range(1, max_steps + 1):
-        step = Step(index=index, text_before=text)
+        step = Step(index=index, text_before=text, facts=facts_record(text, kernel, base_verify))
         fresh = [app for app in candidates(text, kernel) if tried.get(key(text, app)) != "rejected"]
         passing: list[tuple[Candidate, str, float | None]] = []
         for number, app in enumerate(fresh, 1):
@@ -162,6 +162,23 @@ def walk(
     record.final_text = text
     record.seconds = round(time.perf_counter() - started, 1)
     return record
+
+
+def facts_record(text: str, kernel: str, verify: int) -> KernelFactsRecord:
+    f = Document.parse(text).facts[kernel]
+    return KernelFactsRecord(
+        constants=f.constants,
+        policy=f.policy,
+        tune=f.tune,
+        divisible=sorted(list(p) for p in f.divisible),
+        bounded=sorted(list(p) for p in f.bounded),
+        stage_bytes=f.stage_bytes,
+        stages=f.stages,
+        dot_in_loop=f.dot_in_loop,
+        loaded=sorted(f.loaded),
+        stored=sorted(f.stored),
+        verify_errors=verify,
+    )
 
 
 def kernel_node(text: str, kernel: str):
