@@ -88,7 +88,9 @@ def match(doc: Document, line: int, cards: list[Card]) -> list[Match]:
         if transform is None or kind_of(card) != kind:
             continue
         params = {k: v for k, v in card.parameters.items() if k in FORWARD_PARAMS}
-        for app in transform.forward(doc, params):
-            if app.kernel == kernel.name and at_line(app, kernel, line):
-                found.append(Match(card, app))
+
+        def here(k: ast.Kernel, app: Application) -> bool:
+            return k.name == kernel.name and at_line(app, kernel, line)
+
+        found += [Match(card, app) for app in transform.forward(doc, params, where=here)]
     return found

@@ -65,11 +65,13 @@ class Transform:
     anchor: str = ""  # the code shape it applies to, in words
     preconditions: tuple[str, ...] = field(default=())  # names, in the order they are checked
 
-    def forward(self, doc: Document, params: dict[str, Param] | None = None) -> list[Application]:
+    def forward(self, doc: Document, params: dict[str, Param] | None = None, where=None) -> list[Application]:
+        """Every forward site; `where(kernel, app)`, when given, picks sites before the (costly) re-check."""
         found = []
         for kernel in doc.kernels():
             for app in self.sites(doc, kernel, doc.facts[kernel.name], params or {}):
-                found.append(finish(doc, kernel, app))
+                if where is None or where(kernel, app):
+                    found.append(finish(doc, kernel, app))
         return found
 
     def inverse(self, doc: Document) -> list[Application]:
