@@ -127,8 +127,15 @@ def compile_sm90(paths: list[str]) -> list[dict]:
             for constant, value in entry["constants"].items():
                 signature[constant] = "constexpr"
                 constexprs[constant] = value
+            for setting, flag in (("warp_specialize", "ARGUS_WS"), ("flatten", "ARGUS_FLATTEN")):
+                if setting in entry["policy"]:  # loop options: constexpr flags of the jit function
+                    signature[flag] = "constexpr"
+                    constexprs[flag] = entry["policy"][setting]
+                    if flag == "ARGUS_WS" and tma == 0:  # the launcher runs the pointer form unspecialized
+                        constexprs[flag] = 0
             signature = {arg: signature[arg] for arg in jit.arg_names}
-            options = {k: v for k, v in entry["policy"].items() if k != "tma"}
+            loop_flags = ("tma", "warp_specialize", "flatten")
+            options = {k: v for k, v in entry["policy"].items() if k not in loop_flags}
             compiled = triton.compile(
                 ASTSource(jit, signature, constexprs, aligned), target=GPUTarget("cuda", 90, 32), options=options
             )

@@ -16,6 +16,7 @@ from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscr
 from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
+from argus.dsl.builtins import LOOP_FLAGS
 from argus.dsl.types import ScalarT, TensorT
 
 # Python and module names the generated code relies on: never used for an Argus value.
@@ -50,6 +51,12 @@ def without_parens(text: str) -> str:
     return text[1:-1]
 
 
+# `policy warp_specialize = 1` / `flatten = 1`: constexpr flags of the @triton.jit function, passed as the
+# options of the outermost runtime loops (`tl.range(start, stop, step, warp_specialize=ARGUS_WS)`).
+LOOP_FLAG_NAMES = {"warp_specialize": "ARGUS_WS", "flatten": "ARGUS_FLATTEN"}
+assert set(LOOP_FLAG_NAMES) == set(LOOP_FLAGS)
+
+
 def range_arguments(start: Expr, stop: Expr, step: Expr) -> str:
     if step.text == "1":
         return str(stop) if start.text == "0" else f"{start}, {stop}"
@@ -78,6 +85,7 @@ class BodyEmitter:
         self.names: dict[int, str] = {}
         self.exprs: dict[int, Expr] = {}
         self.holder: dict[str, ir.Value] = {}
+        self.runtime_loops = 0  # runtime `range` loops around the op being emitted
         self.yield_target: dict[int, str] = {}  # value id -> the branch result name it can be written to directly
         for param in kernel.params:
             self.names[param.value.id] = param.name
@@ -206,9 +214,21 @@ class BodyEmitter:
             carried.append(name)
         self.assign_all(copies, indent, line)
         variable = self.bind(induction, position + 0.5, base=op.attrs.get("var"))
-        iterable = "tl.static_range" if op.attrs.get("static") else "range"
-        self.lines.add(indent, f"for {variable} in {iterable}({range_arguments(start, stop, step)}):", line)
+        arguments = range_arguments(start, stop, step)
+        static = bool(op.attrs.get("static"))
+        iterable = "tl.static_range" if static else "range"
+        flags = [f for f in LOOP_FLAGS if f in self.kernel.policy] if not static and not self.runtime_loops else []
+        if flags:
+            if step.text == "1":
+                arguments = f"{start}, {stop}, 1"
+            if "," not in arguments:
+                arguments = f"0, {arguments}"
+            iterable = "tl.range"
+            arguments += "".join(f", {f}={LOOP_FLAG_NAMES[f]}" for f in flags)
+        self.lines.add(indent, f"for {variable} in {iterable}({arguments}):", line)
+        self.runtime_loops += not static
         written = self.block(body, indent + 1)
+        self.runtime_loops -= not static
         pairs = [
             (name, self.materialized(y, arg.type)) for name, y, arg in zip(carried, body.yields, args, strict=True)
         ]
@@ -370,7 +390,14 @@ class BodyEmitter:
         block = self.tma.accesses.get(id(op))
         if block is None:
             return pointer_form
-        starts = "[" + ", ".join("0" if s is None else str(self.text(s)) for s in block.starts) + "]"
+        texts = ["0" if s is None else str(self.text(s)) for s in block.starts]
+        if block.folded:  # leading axes folded into the first run: one row index over them (codegen/tma.py)
+            dims = self.tma_dims(tensor)
+            row = texts[0]
+            for axis in range(1, block.folded + 1):
+                row = f"{row if row.isidentifier() or row.isdigit() else f'({row})'} * {dims[axis]} + {texts[axis]}"
+            texts = [row, *texts[block.folded + 1 :]]
+        starts = "[" + ", ".join(texts) + "]"
         shape = tuple_of([without_parens(str(constant_source(n))) for n in block.shape])
         if op.kind == "load":
             box = call(f"{block.descriptor}.load", starts)
@@ -385,7 +412,11 @@ class BodyEmitter:
         return Expr(f"({box_form} if {FLAG} else {pointer_form})", 16)
 
     def tma_block(self, block) -> list[str]:
-        return next(d.block for d in self.tma.descriptors if d.name == block.descriptor)
+        return next(d.block[d.folded :] for d in self.tma.descriptors if d.name == block.descriptor)
+
+    def tma_dims(self, tensor: str) -> list[str]:
+        shape = next(p.type.shape for p in self.kernel.params if p.name == tensor)
+        return [str(dim.label) if dim.symbol is None and dim.label else str(dim) for dim in shape]
 
     def tma_descriptors(self) -> Lines:
         """One descriptor per tensor and box, made once at the top of the kernel (None without TMA)."""
@@ -393,9 +424,12 @@ class BodyEmitter:
         params = {p.name: p for p in self.kernel.params}
         for d in self.tma.descriptors:
             tensor = params[d.tensor].type
-            dims = [str(dim.label) if dim.symbol is None and dim.label else str(dim) for dim in tensor.shape]
+            dims = self.tma_dims(d.tensor)
             strides = [stride_name(d.tensor, a) for a in range(len(tensor.shape))]
             block = [without_parens(str(constant_source(n))) for n in d.block]
+            if d.folded:  # rows over the folded leading axes (contiguous: the launcher checks)
+                dims = [" * ".join(f"({x})" if " " in x else x for x in dims[: d.folded + 1]), *dims[d.folded + 1 :]]
+                strides, block = strides[d.folded :], block[d.folded :]
             made = (
                 f"tl.make_tensor_descriptor({d.tensor}, shape=[{', '.join(dims)}], strides=[{', '.join(strides)}], "
                 f"block_shape=[{', '.join(block)}])"
@@ -414,4 +448,5 @@ def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
     names += [f"{name}: tl.constexpr" for name in kernel.constants]
     if "tma" in kernel.policy:
         names.append(f"{FLAG}: tl.constexpr = 0")
+    names += [f"{LOOP_FLAG_NAMES[f]}: tl.constexpr = 0" for f in LOOP_FLAGS if f in kernel.policy]
     return names

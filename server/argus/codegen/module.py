@@ -132,7 +132,7 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
     lines.extend(counts_function(kernel, emitter.plan, f"_{name}_counts", f"_{name}_launch"))
     lines.add(0, "")
     lines.add(0, "")
-    lines.extend(entry(kernel, emitter.tma.tensors))
+    lines.extend(entry(kernel, emitter.tma.tensors, emitter.tma.folded))
     lines.add(0, "")
     lines.add(0, "")
     lines.add(0, f"def {name}(*args, **overrides):", kernel.span.line + 1)
@@ -206,7 +206,7 @@ def kernel_info(kernel: ir.KernelIR) -> KernelInfo:
     )
 
 
-def entry(kernel: ir.KernelIR, tma_tensors: list[str]) -> Lines:
+def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int] | None = None) -> Lines:
     """The kernel's `KERNELS` entry: what the launcher checks and what the gate reads."""
     name = kernel.name
     accumulated = sorted({op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"})
@@ -231,6 +231,7 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str]) -> Lines:
     strides = {p.name: [stride_name(p.name, a) for a in range(len(p.type.shape))] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')
     lines.add(1, f'"tma_tensors": {tma_tensors!r},  # tensors read or written through TMA descriptors')
+    lines.add(1, f'"tma_folded": {tma_folded or {}!r},  # leading axes a descriptor folds into rows: contiguous')
     lines.add(0, "}")
     return lines
 

@@ -32,7 +32,8 @@ _TORCH_DTYPES = {
     "f64": torch.float64,
 }
 _ARGUS_DTYPES = {torch_dtype: name for name, torch_dtype in _TORCH_DTYPES.items() if torch_dtype is not None}
-_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma")
+_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma", "warp_specialize", "flatten")
+_LOOP_FLAGS = {"warp_specialize": "ARGUS_WS", "flatten": "ARGUS_FLATTEN"}  # policy -> the jit's constexpr
 
 
 def _cdiv(a, b):
@@ -189,6 +190,12 @@ def _launch(kernel, args, kwargs, autotune=False):
             arguments += list(values[param["name"]].stride())
     facts = {name: values[name] for name in kernel["fact_tensors"]} if check_data else {}
     tma = _tma_flag(kernel, values, policy.pop("tma", 0))
+    for name, flag in _LOOP_FLAGS.items():  # loop options: constexpr flags, for kernels that declare them
+        value = policy.pop(name, None)
+        if value is not None and name in kernel["policy"]:
+            # the pointer form of a kernel with TMA descriptors (policy tma = 0, or the launcher's fallback)
+            # runs unspecialized: Triton's Hopper warp specialization partitions descriptor loads
+            tma[flag] = 0 if name == "warp_specialize" and tma.get("ARGUS_TMA") == 0 else int(value)
     if not autotune:
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
@@ -235,6 +242,9 @@ def _tma_flag(kernel, values, wanted):
         strides = tensor.stride()
         if strides[-1] != 1 or tensor.data_ptr() % 16 or any(s * size % 16 for s in strides[:-1]):
             ready = False
+        folded = kernel.get("tma_folded", {}).get(name, 0)  # axes 0..folded become one axis of rows
+        if any(strides[a] != tensor.shape[a + 1] * strides[a + 1] for a in range(folded)):
+            ready = False
     if ready:
         _tma_allocator()
     return {"ARGUS_TMA": int(ready)}
@@ -270,7 +280,8 @@ def _autotuned(kernel, fixed, policy):
         constants = set(kernel["constants"])
         configs = []
         for config in kernel["configs"] or [{}]:
-            settings = {**policy, **{k: v for k, v in config.items() if k in _POLICY and k != "tma"}}
+            launch_settings = {k: v for k, v in config.items() if k in _POLICY and k != "tma" and k not in _LOOP_FLAGS}
+            settings = {**policy, **launch_settings}
             configs.append(triton.Config({k: v for k, v in config.items() if k in constants}, **settings))
 
         def prune(configs, named_args, **kwargs):

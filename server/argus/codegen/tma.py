@@ -11,6 +11,13 @@ once at the top of the kernel (`tl.make_tensor_descriptor`) and `desc.load([star
 the pointer access as before. The launcher sets ARGUS_TMA only when the policy asks for it and every tensor
 with a descriptor qualifies (innermost stride 1, other strides and the base 16-byte aligned); otherwise the
 pointer path runs, so `tma = 1` never changes what a kernel computes.
+
+Leading scalar axes fold into the first run axis when that run is unmasked: `Q[z, h, rm, rd]` of a [Z, H, S, D]
+tensor goes through a 2-D descriptor over rows `Z * H * S` (box [BM, D], start `(z * H + h) * S + start`)
+instead of a 4-D one whose [1, 1, BM, D] box must be reshaped. The unmasked run stays inside its axis (the
+verifier proves it), so the folded box reads and writes the same elements; the launcher also requires the folded
+axes to be contiguous (stride[a] == shape[a + 1] * stride[a + 1]), else pointers run. Without the reshape,
+Triton's Hopper warp specialization (`policy warp_specialize = 1`) can partition the loop.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ class BlockAccess:
     starts: list[ir.Value | None]  # per tensor axis: the run's start (None: 0) or the scalar index
     shape: list[str]  # the access tile's shape, as constant expressions
     squeeze: bool  # whether scalar axes must be dropped (the descriptor's box has a 1 there)
+    folded: int = 0  # leading scalar axes folded into the first run axis (module docstring)
 
 
 @dataclass(slots=True)
@@ -36,6 +44,7 @@ class Descriptor:
     name: str
     tensor: str
     block: list[str]  # per tensor axis: constant expression of the box's extent
+    folded: int = 0  # leading axes folded into the first run axis: the box is block[folded:]
 
 
 @dataclass(slots=True)
@@ -46,6 +55,15 @@ class TmaPlan:
     @property
     def tensors(self) -> list[str]:
         return sorted({d.tensor for d in self.descriptors})
+
+    @property
+    def folded(self) -> dict[str, int]:
+        """Per tensor, the most leading axes any of its descriptors folds (the launcher checks contiguity)."""
+        folded: dict[str, int] = {}
+        for d in self.descriptors:
+            if d.folded:
+                folded[d.tensor] = max(folded.get(d.tensor, 0), d.folded)
+        return folded
 
 
 def plan_tma(kernel: ir.KernelIR, resolve) -> TmaPlan:
@@ -66,18 +84,19 @@ def plan_tma(kernel: ir.KernelIR, resolve) -> TmaPlan:
         found = match_block(op, access, param.type, sizes, resolve)
         if found is None:
             continue
-        starts, extents, shape = found
-        key = (param.name, tuple(extents))
+        starts, extents, shape, folded = found
+        key = (param.name, tuple(extents), folded)
         if key not in boxes:
             boxes[key] = f"{param.name}_tma{len(boxes)}"
-            plan.descriptors.append(Descriptor(boxes[key], param.name, extents))
-        squeeze = any(e == "1" for e in extents)
-        plan.accesses[id(op)] = BlockAccess(boxes[key], starts, shape, squeeze)
+            plan.descriptors.append(Descriptor(boxes[key], param.name, extents, folded))
+        squeeze = any(e == "1" for e in extents[folded:])
+        plan.accesses[id(op)] = BlockAccess(boxes[key], starts, shape, squeeze, folded)
     return plan
 
 
 def match_block(op: ir.Op, access: ir.MemoryAccess, tensor: TensorT, sizes: dict[int, str], resolve):
-    """(starts, box extents, access shape) when the access is a block access; None otherwise."""
+    """(starts, box extents, access shape, folded leading axes) when the access is a block access; None
+    otherwise."""
     if op.kind == "store":
         value_type = resolve(access.value).type
         if getattr(value_type, "dtype", None) != tensor.dtype or isinstance(value_type, ScalarT):
@@ -112,9 +131,14 @@ def match_block(op: ir.Op, access: ir.MemoryAccess, tensor: TensorT, sizes: dict
         runs[run_key(start, length)] = axis
     if not shape:
         return None  # a scalar access
-    if access.mask is not None and not bounds_only(resolve(access.mask), runs, tensor, sizes, resolve):
+    bounded: set[int] = set()
+    if access.mask is not None and not bounds_only(resolve(access.mask), runs, tensor, sizes, resolve, bounded):
         return None
-    return starts, extents, shape
+    axes = sorted(runs.values())
+    first = axes[0]
+    # fold the leading scalar axes into the first run when it is unmasked and no scalar axis follows it
+    folded = first if first > 0 and first not in bounded and axes == list(range(first, len(extents))) else 0
+    return starts, extents, shape, folded
 
 
 def run_key(start: ir.Value | None, length: str) -> tuple:
@@ -156,15 +180,18 @@ def run_of(vector: ir.Value, resolve) -> tuple[ir.Value | None, str] | None:
     return None
 
 
-def bounds_only(mask: ir.Value, runs: dict[tuple, int], tensor: TensorT, sizes: dict[int, str], resolve) -> bool:
-    """Whether the mask is an AND of `run < dimension` terms, each bounding a run by its whole tensor axis."""
+def bounds_only(
+    mask: ir.Value, runs: dict[tuple, int], tensor: TensorT, sizes: dict[int, str], resolve, bounded: set[int]
+) -> bool:
+    """Whether the mask is an AND of `run < dimension` terms, each bounding a run by its whole tensor axis
+    (the axes it bounds are added to `bounded`)."""
     op = mask.op
     if op is None:
         return False
     if op.kind == "binary" and op.attrs["op"] == "&":
-        return all(bounds_only(resolve(v), runs, tensor, sizes, resolve) for v in op.operands)
+        return all(bounds_only(resolve(v), runs, tensor, sizes, resolve, bounded) for v in op.operands)
     if op.kind == "expand_dims":
-        return bounds_only(resolve(op.operands[0]), runs, tensor, sizes, resolve)
+        return bounds_only(resolve(op.operands[0]), runs, tensor, sizes, resolve, bounded)
     if op.kind != "compare" or op.attrs["op"] != "<":
         return False
     run, bound = (resolve(v) for v in op.operands)
@@ -173,4 +200,5 @@ def bounds_only(mask: ir.Value, runs: dict[tuple, int], tensor: TensorT, sizes: 
     if axis is None:
         return False
     dim = tensor.shape[axis]
+    bounded.add(axis)
     return dim.symbol is not None and dim.offset == 0 and sizes.get(bound.id) == dim.symbol

@@ -160,10 +160,17 @@ CONSTANTS: dict[str, str] = {
     "nan": "not a number (f32)",
 }
 
+# Policy settings (0 or 1) that become options of the outermost runtime `range` loops (Triton's tl.range).
+LOOP_FLAGS = ("warp_specialize", "flatten")
+
 POLICY_SETTINGS: dict[str, str] = {
     "num_warps": "warps per program: 1, 2, 4, 8, 16 or 32",
     "num_stages": "software pipelining depth of loops (1 or more)",
     "num_ctas": "programs per cluster on Hopper: 1, 2 or 4",
     "maxnreg": "register cap per thread (Triton's maxnreg)",
     "tma": "1: block loads and stores go through TMA descriptors where the tensors allow (Hopper); 0: pointers",
+    "warp_specialize": "1: the outermost `range` loops ask Triton for automatic warp specialization "
+    "(tl.range(..., warp_specialize=True)); 0: not",
+    "flatten": "1: the outermost `range` loops ask Triton to flatten the loops nested in them into one pipelined "
+    "loop (tl.range(..., flatten=True), for persistent kernels); 0: not",
 }

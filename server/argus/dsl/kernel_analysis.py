@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, POLICY_SETTINGS
+from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, LOOP_FLAGS, POLICY_SETTINGS
 from argus.dsl.calls import CallsMixin
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
@@ -207,9 +207,9 @@ class KernelAnalyzer(CallsMixin):
                 self.error("AR403", setting.span, f"unknown policy setting `{name}`; known: {known}")
                 continue
             for value in [setting.value, *setting.tune]:
-                if name == "tma":
+                if name in LOOP_FLAGS or name == "tma":
                     if value not in (0, 1) or isinstance(value, bool):
-                        self.error("AR403", setting.span, f"tma must be 0 or 1, not {value}")
+                        self.error("AR403", setting.span, f"{name} must be 0 or 1, not {value}")
                 elif not isinstance(value, int) or value < 1:
                     self.error("AR403", setting.span, f"`{name}` must be a positive integer, not {value}")
                 elif name == "num_warps" and (not is_power_of_two(value) or value > 32):
