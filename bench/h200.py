@@ -8,10 +8,11 @@
     python bench/h200.py table FILE                            the table of a result file
 
 For every expert kernel the run (1) gates it: the gate's own compile stage (sm_90, through Triton's JIT) and
-correct stage (fresh seeds, `small` then `large` sizes, outputs poisoned with NaN); (2) times it at the
-benchmark sizes under each candidate configuration of a small sweep, checking each configuration's output
-against the reference (relative L2 error) before timing it; (3) times its peer in the same process with the
-same timer (L2 flushed before every launch, CUDA events, median of the trials):
+correct stage (fresh seeds, `small` then `large` sizes, outputs poisoned with NaN), and again under the sweep's
+fastest configuration when that is not the default; (2) times it at the benchmark sizes under each candidate
+configuration of a small sweep, checking each configuration's output against the reference (relative L2 error)
+before timing it; (3) times its peer in the same process with the same timer (L2 flushed before every launch,
+CUDA events, median of the trials):
 
     gemm               torch.matmul (cuBLAS), fp16, 4096^3, 8192^3, 4000^3 (the bias and GELU epilogue is ours only)
     attention[_causal] F.scaled_dot_product_attention, fp16, B 4, H 32, S 4096, D 128
