@@ -46,6 +46,13 @@ APPLIES = [
     ("num_warps", NAIVE_GEMM, {}, "num_warps 4 → 8", "num_warps = 8 tune [4, 8]"),
     ("tile_size", NAIVE_GEMM, {"setting": "BK"}, "BK 16 → 32", "BK = 32 tune [16, 32]"),
     ("tma", NAIVE_GEMM, {}, "tma 0 → 1", "tma = 1 tune [0, 1]"),
+    (
+        "warp_specialize",
+        NAIVE_GEMM.replace("tma = 0 tune [0, 1]", "tma = 0 tune [0, 1], warp_specialize = 0 tune [0, 1]"),
+        {},
+        "warp_specialize 0 → 1",
+        "warp_specialize = 1 tune [0, 1]",
+    ),
     ("grouped_order", NAIVE_GEMM, {}, "Grouped", "    pm = group * GROUP_M + q % GROUP_M\n"),
     ("heavy_first", CAUSAL_ROWS, {}, "Heaviest", "pid = cdiv(S, BM) - 1 - program_id(0)"),
     ("drop_edge_masks", DIVISIBLE_GEMM, {}, "load of A", "a = load(A[rm, rk])   # f16[BM, BK]"),

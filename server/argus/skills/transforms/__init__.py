@@ -8,7 +8,7 @@ from argus.skills.transforms.base import Application, Check, Transform
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
-from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma
+from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma, WarpSpecialize
 
 TRANSFORMS: dict[str, Transform] = {
     t.name: t
@@ -17,6 +17,7 @@ TRANSFORMS: dict[str, Transform] = {
         NumWarps(),
         TileSize(),
         Tma(),
+        WarpSpecialize(),
         GroupedOrder(),
         HeavyFirst(),
         DropEdgeMasks(),

@@ -258,3 +258,19 @@ class TileSize(SettingTransform):
 
 def point(line: int, col: int) -> Span:
     return Span(line, col, line, col)
+
+
+@dataclass(frozen=True)
+class WarpSpecialize(Tma):
+    """Triton's Hopper warp specialization of the main loop: producer warps issue the loads, consumer warps
+    run the MMAs."""
+
+    name: str = "warp_specialize"
+    title: str = "Warp specialization"
+    intent: str = "split the loop's warps into producers (loads) and consumers (MMA), so both run at once"
+    anchor: str = "`policy warp_specialize` of a kernel whose loop feeds a dot"
+    preconditions: tuple[str, ...] = ("loop_has_dot", "in_tune_list", "still_checks")
+    setting: str = "warp_specialize"
+
+    def extra_checks(self, facts, setting, old, new) -> list[Check]:
+        return [loop_has_dot(facts)]
