@@ -160,3 +160,12 @@ def test_every_inverse_is_undone_exactly_by_its_forward(path):
             assert text in restored, f"{transform.name}: {app.title}"
             tried += 1
     assert tried > 0
+
+
+def test_a_statement_in_nested_loops_is_one_site():
+    nested = NAIVE_GEMM.replace(
+        "    for k0 in range(0, K, BK):\n", "    for e in range(0, 2):\n      for k0 in range(0, K, BK):\n"
+    )
+    nested = nested.replace("\n        ", "\n          ").replace("\n          acc = zeros", "\n        acc = zeros")
+    doc = Document.parse(nested)
+    assert len(TRANSFORMS["dot_accumulator"].forward(doc)) == 1

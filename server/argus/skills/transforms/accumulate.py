@@ -16,6 +16,15 @@ def loops(kernel: ast.Kernel) -> list[ast.For]:
     return [n for n in walk(kernel.body) if isinstance(n, ast.For)]
 
 
+def in_loops(kernel: ast.Kernel) -> list:
+    """Every node inside some loop, once (a statement of a nested loop is inside two)."""
+    seen: dict[int, object] = {}
+    for loop in loops(kernel):
+        for node in walk(loop.body):
+            seen.setdefault(id(node), node)
+    return list(seen.values())
+
+
 @dataclass(frozen=True)
 class DotAccumulator(Transform):
     name: str = "dot_accumulator"
@@ -26,8 +35,8 @@ class DotAccumulator(Transform):
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:
         found = []
-        for loop in loops(kernel):
-            for stmt in walk(loop.body):
+        for stmt in in_loops(kernel):
+            if isinstance(stmt, ast.AugAssign | ast.Assign):
                 match stmt:
                     case ast.AugAssign(
                         target=ast.Name(id=acc), op="+", value=ast.Call(func=ast.Name(id="dot"), args=[a, b])
@@ -59,8 +68,8 @@ class DotAccumulator(Transform):
 
     def inverse_sites(self, doc, kernel, facts) -> list[Application]:
         found = []
-        for loop in loops(kernel):
-            for stmt in walk(loop.body):
+        for stmt in in_loops(kernel):
+            if isinstance(stmt, ast.Assign):
                 match stmt:
                     case ast.Assign(
                         targets=[ast.Name(id=acc)], value=ast.Call(func=ast.Name(id="dot"), args=[a, b, ast.Name(id=c)])
