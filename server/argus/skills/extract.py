@@ -74,7 +74,10 @@ def risk(lineage: Lineage, candidate: Candidate) -> Risk:
             if result.status in ("failed", "error"):
                 stage, status, message = name, str(result.status), result.message
                 break
-    what = f"{candidate.title}: " + (f"{failed.name} failed" if failed else f"the gate's {stage or 'run'} failed")
+    # the walk removes optimizations: a rejected inverse means this skill was load-bearing in that kernel (the
+    # kernel without it did not check, verify, compile or compute the right values)
+    failure = f"{failed.name} failed" if failed else f"the gate's {stage or 'run'} failed"
+    what = f"without it ({candidate.title}) in {lineage.kernel}: {failure}"
     return Risk(
         what=what,
         precondition=failed.name if failed else None,
