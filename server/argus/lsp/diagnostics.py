@@ -117,14 +117,12 @@ class DiagnosticsScheduler:
     def _schedule_check(self, state: DocumentState, urgent: bool) -> None:
         state.urgent = state.urgent or urgent
         if state.check_task is not None and not state.check_task.done():
-            state.check_again = True
-            return
+            return  # the running check compares versions when it ends and checks the latest text again
         state.check_task = asyncio.create_task(self._check_latest(state))
 
     async def _check_latest(self, state: DocumentState) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            state.check_again = False
             version, text = state.version, state.text
             try:
                 check = await loop.run_in_executor(self.server.check_pool, check_text, text)

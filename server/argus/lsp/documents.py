@@ -43,7 +43,6 @@ class DocumentState:
     layouts: tuple[int, list[Any]] = (-1, [])  # (version, verifier ValueLayouts)
     gate: Any = None  # argus.lsp.gate.GateRun of the latest gate run
     check_task: asyncio.Task | None = None
-    check_again: bool = False
     urgent: bool = False  # the next verification runs at once (open, save) instead of after the debounce
     changed_at: float = 0.0  # time.monotonic() of the latest didChange: the debounce counts from it
     verify_task: asyncio.Task | None = None
