@@ -113,3 +113,21 @@ async def test_edits_carry_the_version_they_were_computed_for(client, uri):
     fix = next(a for a in actions if a.kind == types.CodeActionKind.QuickFix)
     (edit,) = edits_of(client, fix, uri, 2)
     assert edit.range.start.line == typo.range.start.line
+
+
+async def test_library_skills_sit_beside_the_builtin_ones_and_ask_for_a_gate_run(client, uri):
+    from argus.skills.library import load_cards
+
+    if not any(card.id.endswith(".dot") for card in load_cards()):
+        raise AssertionError("skills/library holds no card for kernels whose loop feeds a dot (argus skills extract)")
+    open_document(client, uri, NEXT_K)
+    await published(client, uri, 1)
+    found = await actions_at(client, uri, line_of(NEXT_K, "for k0"))
+    actions = [a for a in found if isinstance(a, types.CodeAction)]
+    titles = [a.title for a in actions if a.kind == types.CodeActionKind.RefactorRewrite]
+    assert any(t.startswith("Software pipelining: num_stages 3 → 4") for t in titles)  # the built-in one stays
+    library = [a for a in actions if a.title.startswith("Skill: ") and a.disabled is None]
+    assert library, titles
+    assert all(a.data["gate_after"] and a.data["skill"].endswith(".dot") for a in library)
+    grouped = next(a for a in library if a.title.startswith("Skill: Grouped program order"))
+    assert "q, group = program_id(0), program_id(1)" in apply(NEXT_K, edits_of(client, grouped, uri, 1))

@@ -134,8 +134,10 @@ async def skill_actions(
                     kind=SKILL_KIND,
                     is_preferred=action.preferred or None,
                     edit=workspace_edit(server, snapshot, action.edits),
-                    command=gate_command(snapshot) if action.gate_after else None,
-                    data={"skill": action.skill},
+                    # gate_after is passed on, not sent as the action's `command`: lsprotocol's client parser
+                    # reads any action with a "command" key as a bare Command (its _code_action_hook), which
+                    # drops the edit for pygls clients (`argus demo`, the pytest-lsp tests)
+                    data={"skill": action.skill, "gate_after": action.gate_after},
                 )
             )
         elif show_disabled:
@@ -148,13 +150,6 @@ async def skill_actions(
                 )
             )
     return actions
-
-
-def gate_command(snapshot: Snapshot) -> types.Command:
-    """Run after the edit: the client applies the edit first, so the gate sees the rewritten kernel."""
-    from argus.lsp.gate import RUN_GATE
-
-    return types.Command(title="Gate the rewritten kernel", command=RUN_GATE, arguments=[snapshot.uri])
 
 
 def workspace_edit(server: ArgusServer, snapshot: Snapshot, edits: tuple[Edit, ...]) -> types.WorkspaceEdit:

@@ -1,6 +1,7 @@
 """The skill library behind the provider interface: the editor's light bulb offers every card that matches
-the cursor's line, disabled with the failed precondition where one fails. Applying one also asks for a gate
-run (`gate_after`), so the edit is compiled and checked for correctness right away."""
+the cursor's line, disabled with the failed precondition where one fails. Its actions carry `gate_after`: a
+library skill should be followed by a gate run (the language server passes the flag on in the action's data;
+running the gate after the edit lands is the server's part)."""
 
 from __future__ import annotations
 
