@@ -1,2 +1,9 @@
-"""Optimization skills: transforms that carry when they are valid. This package holds the interface that
-consumers (the language server, the agent) call; the skills themselves arrive with the skills issue."""
+"""Optimization skills: transforms that carry when they are valid (docs/skills.md).
+
+transforms/   rewrites as minimal text edits, each with its inverse and named preconditions
+facts, preconditions, shared_memory   what preconditions are stated over, and their names
+lineage/      the walker from an expert kernel backward, its records, bundles for a GPU
+cards, extract, library   skill cards from lineage records, stored as YAML in skills/library/
+matcher, apply, library_provider   where a card applies, applying it to a file, the editor's light bulb
+provider      the interface consumers (the language server, the agent) call
+"""
