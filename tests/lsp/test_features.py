@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from lsp_support import EXAMPLES, open_document, published
+from lsp_support import EXAMPLES, open_document, published, replace_all
 from lsprotocol import types
 
 MATMUL = (EXAMPLES / "matmul.argus").read_text()
@@ -44,6 +44,20 @@ async def test_hover_shows_the_verifiers_layout_of_the_value(client, uri):
     assert "layout and tags" in hover.contents.value
     # rm = pm * BM + arange(BM): 128 times the program id, plus the lane (the verifier's own wording)
     assert re.search(r"128\s*\*\s*(pm|pid0)", hover.contents.value)
+
+
+async def test_hover_while_the_verifier_works_on_tune_values_still_renders_the_layout(client, uri):
+    """Right after the kernel's own verdicts are published, the verifier goes on with BN's other tune value; a
+    hover then must not render its layout (z3 terms) beside that thread's work, which corrupted both."""
+    doc = await opened(client, uri)
+    text = MATMUL
+    for version in range(2, 12):
+        new = text.replace("0.7071067811865476", f"0.70710678118654{version:02d}")
+        replace_all(client, uri, version, text, new)
+        text = new
+        await published(client, uri, version, nth=2)  # the kernel as written; its tune value is verified next
+        hover = await client.text_document_hover_async(types.HoverParams(doc, at("rm = pm")))
+        assert "layout unavailable" not in hover.contents.value
 
 
 async def test_hover_on_a_builtin_shows_its_signature_and_doc(client, uri):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,9 @@ if TYPE_CHECKING:
     from argus.dsl.kernel_analysis import SymbolUse
     from argus.lsp.documents import Snapshot
     from argus.lsp.server import ArgusServer
+
+# How long a hover waits for the verifier's thread to render a layout before answering without it.
+LAYOUT_WAIT_S = 1.5
 
 TILE_TYPE = re.compile(r"^(?P<dtype>\w+)\[(?P<dims>.*)\]$")
 
@@ -38,10 +42,24 @@ def register(server: ArgusServer) -> None:
         if snapshot is None:
             return None
         line, col = snapshot.positions.point(params.position)
-        text = hover_text(snapshot, line, col, server.diagnostics.layouts_for(snapshot))
+        text = await hover_with_layouts(server, snapshot, line, col)
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+async def hover_with_layouts(server: ArgusServer, snapshot: Snapshot, line: int, col: int) -> str | None:
+    """Layouts are z3 terms rendered on first use, and z3's context is not thread-safe: a layout rendered here
+    while the verifier's thread builds terms corrupts both. So the hover is written in the verifier's thread;
+    when that thread stays busy, the answer comes without the layout rather than late."""
+    layouts = server.diagnostics.layouts_for(snapshot)
+    if not layouts:
+        return hover_text(snapshot, line, col, [])
+    future = asyncio.get_running_loop().run_in_executor(server.verify_pool, hover_text, snapshot, line, col, layouts)
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), LAYOUT_WAIT_S)
+    except TimeoutError:
+        return hover_text(snapshot, line, col, [])
 
 
 def hover_text(snapshot: Snapshot, line: int, col: int, layouts: list) -> str | None:
