@@ -56,3 +56,14 @@ def test_apply_runs_the_verifier_on_the_result():
     (card,) = cards_for("drop_edge_masks")
     outcome = plan(DIVISIBLE_GEMM, card, line_of(DIVISIBLE_GEMM, "a = load"))
     assert outcome.refused is None and "a = load(A[rm, rk])" in outcome.text_after
+
+
+def test_a_mask_entry_that_is_not_a_run_bound_is_named_as_such():
+    (card,) = cards_for("drop_edge_masks")
+    text = NAIVE_GEMM.replace("b = load(B[rk, rn], mask=(rk < K", "b = load(B[rk, rn], mask=(rk + 0 < K")
+    assert text != NAIVE_GEMM
+    (found,) = match(Document.parse(text), line_of(text, "b = load"), [card])
+    assert not found.applicable
+    assert plan(text, card, line_of(text, "b = load")).refused == (
+        "divisible_by_tile: the mask entry `rk + 0 < K` is not of the form `run < size`"
+    )

@@ -61,14 +61,15 @@ class DropEdgeMasks(Transform):
                         continue
                     case ast.Compare(op="<", left=ast.Name(id=run), right=bound) if run in lengths:
                         if (unparse(bound), lengths[run]) not in facts.divisible:
-                            missing.append(f"requires {unparse(bound)} % {lengths[run]} == 0")
+                            needed = f"requires {unparse(bound)} % {lengths[run]} == 0"
+                            missing.append(f"needs `{needed}`, not established here")
                     case _:
-                        missing.append(f"the mask entry `{unparse(entry)}` is not `run < size`")
+                        missing.append(f"the mask entry `{unparse(entry)}` is not of the form `run < size`")
             keywords = [k for k in call.keywords if k.name in ("mask", "other")]
             start = call.args[-1].span
             end = keywords[-1].span
             edit = Edit(Span(start.end_line, start.end_col, end.end_line, end.end_col), "")
-            found_text = f"needs `{missing[0]}`, not established here" if missing else ""
+            found_text = missing[0] if missing else ""
             check = Check("divisible_by_tile", not missing, found_text)
             title = f"Drop edge masks ({call.func.id} of {call.args[0].value.id})"
             params = {"tensor": call.args[0].value.id}
