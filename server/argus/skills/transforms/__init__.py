@@ -5,7 +5,7 @@ from __future__ import annotations
 from argus.skills.transforms.accumulate import DotAccumulator, F32Accumulation
 from argus.skills.transforms.arith import Exp2, Reciprocal, Rsqrt
 from argus.skills.transforms.base import Application, Check, Transform
-from argus.skills.transforms.flash import OnlineSoftmax
+from argus.skills.transforms.flash import CausalSplit, OnlineSoftmax
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
@@ -29,6 +29,7 @@ TRANSFORMS: dict[str, Transform] = {
         F32Accumulation(),
         AlignmentHint(),
         OnlineSoftmax(),
+        CausalSplit(),
     )
 }
 

@@ -1,4 +1,5 @@
-"""Flash-attention rewrites: a one-pass online softmax instead of two passes over the keys."""
+"""Flash-attention rewrites: a one-pass online softmax instead of two passes over the keys, and no causal mask
+on the key blocks left of the diagonal (the loop split of causal attention)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ from dataclasses import dataclass
 
 from argus.dsl import ast
 from argus.dsl.spans import Span
+from argus.dsl.unparse import unparse
 from argus.skills.facts import walk
 from argus.skills.provider import Edit
 from argus.skills.text import whole_lines
 from argus.skills.transforms.base import Application, Check, Transform
+
+CAUSAL = "rm[:, None] >= rn[None, :]"
 
 
 def loops_of(body: list) -> list[ast.For]:
@@ -175,4 +179,83 @@ class OnlineSoftmax(Transform):
             ]
             title = f"undo the online softmax: a pass for the row max {old} first"
             found.append(self.app("inverse", kernel, loop.span, title, {"max": old}, edits))
+        return found
+
+
+def left_of_diagonal(kernel: ast.Kernel, loop: ast.For, facts) -> tuple[bool, str]:
+    """Every key block of the loop lies left of the row block: the loop ends where `rm` starts, its step is the
+    key block, and that end is a multiple of the key block."""
+    match loop.iter:
+        case ast.Call(func=ast.Name(id="range"), args=[_, end, step]):
+            pass
+        case _:
+            return False, "the loop is not `range(start, end, step)`"
+    defs = {assigned(s): s.value for s in walk(kernel.body) if assigned(s)}
+    rm, rn = defs.get("rm"), defs.get("rn")
+    if not (isinstance(rm, ast.BinOp) and rm.op == "+" and is_call(rm.right, "arange")):
+        return False, "rm is not a run `start + arange(BM)`"
+    if not (
+        isinstance(rn, ast.BinOp)
+        and rn.op == "+"
+        and isinstance(rn.left, ast.Name)
+        and rn.left.id == loop.var.id
+        and is_call(rn.right, "arange")
+        and unparse(rn.right.args[0]) == unparse(step)
+    ):
+        return False, f"rn is not `{loop.var.id} + arange(step)` of this loop"
+    if unparse(end) != unparse(rm.left):
+        return False, f"the loop ends at `{unparse(end)}`, not where the row block starts (`{unparse(rm.left)}`)"
+    block = unparse(step)
+    multiple = isinstance(end, ast.BinOp) and end.op == "*" and isinstance(end.right, ast.Name)
+    if not multiple or not (end.right.id == block or (end.right.id, block) in facts.divisible):
+        return False, f"`{unparse(end)}` is not shown to be a multiple of {block} (`requires ... % {block} == 0`)"
+    return True, ""
+
+
+@dataclass(frozen=True)
+class CausalSplit(Transform):
+    """`qk = where(rm[:, None] >= rn[None, :], X, -inf)` in the loop over the key blocks left of the diagonal
+    -> `qk = X`: only the diagonal block's loop pays for the mask."""
+
+    name: str = "causal_split"
+    title: str = "Causal mask only on the diagonal block"
+    intent: str = (
+        "run the key blocks left of the diagonal without the causal mask (every score there counts) and mask only "
+        "the diagonal block: no compare and select per score in the bulk of the loop"
+    )
+    anchor: str = "`where(rm[:, None] >= rn[None, :], X, -inf)` in a loop whose key blocks end where the row block "
+    "starts"
+    preconditions: tuple[str, ...] = ("blocks_left_of_diagonal", "still_checks")
+
+    def sites(self, doc, kernel, facts, params) -> list[Application]:
+        found = []
+        for loop in loops_of(kernel.body):
+            for stmt in loop.body:
+                match stmt:
+                    case ast.Assign(
+                        value=ast.Call(func=ast.Name(id="where"), args=[cond, kept, ast.UnaryOp() | ast.Name()])
+                    ) if doc.source(cond.span) == CAUSAL:
+                        pass
+                    case _:
+                        continue
+                holds, found_text = left_of_diagonal(kernel, loop, facts)
+                edit = Edit(stmt.value.span, doc.source(kept.span))
+                title = f"Drop the causal mask left of the diagonal ({assigned(stmt)})"
+                check = Check("blocks_left_of_diagonal", holds, found_text)
+                found.append(self.app("forward", kernel, stmt.span, title, {}, [edit], [check]))
+        return found
+
+    def inverse_sites(self, doc, kernel, facts) -> list[Application]:
+        found = []
+        for loop in loops_of(kernel.body):
+            if not left_of_diagonal(kernel, loop, facts)[0]:
+                continue
+            scores = next(
+                (s for s in loop.body if assigned(s) and is_call(s.value, "dot") and len(s.value.args) == 2), None
+            )
+            if scores is None:
+                continue
+            edit = Edit(scores.value.span, f"where({CAUSAL}, {doc.source(scores.value.span)}, -inf)")
+            title = f"undo the causal split: mask {assigned(scores)} left of the diagonal too"
+            found.append(self.app("inverse", kernel, scores.span, title, {}, [edit]))
         return found
