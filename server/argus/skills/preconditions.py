@@ -28,4 +28,6 @@ PRECONDITIONS: dict[str, str] = {
     "running max grows, so a max that is still moving (one pass) gives the same result as the final one",
     "blocks_left_of_diagonal": "the loop's key blocks `rn = n0 + arange(BN)` end where the row block `rm` starts, "
     "at a multiple of BN, so every key precedes every query of the block and the causal mask keeps every score",
+    "not_stored": "the kernel never writes the tensor the load reads, so a second read would see what the first "
+    "one saw",
 }

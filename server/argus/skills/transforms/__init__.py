@@ -9,6 +9,7 @@ from argus.skills.transforms.flash import CausalSplit, OnlineSoftmax
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
+from argus.skills.transforms.reuse import ReuseLoad
 from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma, WarpSpecialize
 
 TRANSFORMS: dict[str, Transform] = {
@@ -30,6 +31,7 @@ TRANSFORMS: dict[str, Transform] = {
         AlignmentHint(),
         OnlineSoftmax(),
         CausalSplit(),
+        ReuseLoad(),
     )
 }
 
