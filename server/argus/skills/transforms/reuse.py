@@ -12,15 +12,15 @@ from argus.skills.transforms.base import Application, Check, Transform
 
 
 def loaded_tensor(value) -> str | None:
-    """The tensor a load in the expression reads, when the expression has exactly one load and no other call
-    with an effect."""
-    loads = [n for n in walk(value) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-    reads = [c for c in loads if c.func.id == "load"]
-    if len(reads) != 1 or any(c.func.id in ("store", "atomic_add") for c in loads):
-        return None
-    target = reads[0].args[0] if reads[0].args else None
-    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-        return target.value.id
+    """The tensor the expression reads when it is a load: `load(T[...], ...)`, converted (`.to(f32)`) or scaled
+    by a constant, nothing else (a name computed from a load is a recomputation, not a second read)."""
+    match value:
+        case ast.Call(func=ast.Name(id="load"), args=[ast.Subscript(value=ast.Name(id=tensor)), *_]):
+            return tensor
+        case ast.Call(func=ast.Attribute(value=inner, attr="to")):
+            return loaded_tensor(inner)
+        case ast.BinOp(op="*", left=inner, right=ast.Float() | ast.Int()):
+            return loaded_tensor(inner)
     return None
 
 
