@@ -103,8 +103,10 @@ class OnlineSoftmax(Transform):
         "keep a running row max and rescale the running sums when it grows, so the keys are read once instead "
         "of once for the max and once more for the sums"
     )
-    anchor: str = "a loop over key blocks that only computes the row max `m_i = maximum(m_i, E)`, followed by the "
-    "loop that uses it as `m_new = m_i`"
+    anchor: str = (
+        "a loop over key blocks that only computes the row max `m_i = maximum(m_i, E)`, followed by the loop that "
+        "uses it as `m_new = m_i`"
+    )
     preconditions: tuple[str, ...] = ("rescales_running_sums", "still_checks")
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:
@@ -223,8 +225,9 @@ class CausalSplit(Transform):
         "run the key blocks left of the diagonal without the causal mask (every score there counts) and mask only "
         "the diagonal block: no compare and select per score in the bulk of the loop"
     )
-    anchor: str = "`where(rm[:, None] >= rn[None, :], X, -inf)` in a loop whose key blocks end where the row block "
-    "starts"
+    anchor: str = (
+        "`where(rm[:, None] >= rn[None, :], X, -inf)` in a loop whose key blocks end where the row block starts"
+    )
     preconditions: tuple[str, ...] = ("blocks_left_of_diagonal", "still_checks")
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:

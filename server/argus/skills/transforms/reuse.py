@@ -49,8 +49,10 @@ def top_level_after(kernel: ast.Kernel, index: int) -> list:
 class ReuseLoad(Transform):
     name: str = "reuse_load"
     title: str = "Read a tile once"
-    intent: str = "use the registers a tile was loaded into instead of loading the same elements again: one read of "
-    "the tensor per program instead of two"
+    intent: str = (
+        "use the registers a tile was loaded into instead of loading the same elements again: one read of the "
+        "tensor per program instead of two"
+    )
     anchor: str = "a load expression written again after `v = load(...)` gave it a name"
     preconditions: tuple[str, ...] = ("not_stored", "still_checks")
 
