@@ -164,6 +164,9 @@ class OnlineSoftmax(Transform):
             if site is None:
                 continue
             stmt, old, call = site
+            earlier = [s for s in kernel.body[: kernel.body.index(loop)] if isinstance(s, ast.For)]
+            if any(assigned(s) == old for s in walk(earlier)):
+                continue  # sums accumulated under an earlier loop's max: a pass that moves the max first breaks them
             expr = call.args[1]
             needed = names_in(expr)  # the statements the max needs, in the loop's order
             keep = []
