@@ -14,6 +14,7 @@ def softmax_walk():
     """One real CPU lineage of the smallest expert (softmax): every gate run here is the real gate (compile for
     sm_90, correct under the Triton interpreter), so the tests that read it share the half minute it takes."""
     from argus.skills.lineage.walker import Progress, cpu_gate, walk
+    from argus.skills.transforms import TRANSFORMS
 
     expert = ROOT / "skills" / "experts" / "softmax.argus"
     stream = io.StringIO()
@@ -25,6 +26,7 @@ def softmax_walk():
         profiled=False,
         progress=Progress(stream),
         relative_to=ROOT,
+        transforms=[name for name in TRANSFORMS if name != "reuse_load"],  # two more gate runs
     )
     return record, stream.getvalue()
 

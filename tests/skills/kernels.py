@@ -51,6 +51,10 @@ sizes softmax:
     small: M = 5, N = 300
 """
 
+RELOADING_SOFTMAX = NAIVE_SOFTMAX.replace(
+    "exp(v - max(v, axis=0))", "exp(v - max(load(x[row, cols], mask=cols < N, other=-inf).to(f32), axis=0))"
+)
+
 CAUSAL_ROWS = """\
 kernel tri(x: f16[S, D], y: out f32[S]):
     tile BM = 16, D = 16

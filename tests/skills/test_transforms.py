@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kernels import CAUSAL_ROWS, DIVISIBLE_GEMM, F16_ACCUMULATOR, NAIVE_GEMM, NAIVE_SOFTMAX
+from kernels import CAUSAL_ROWS, DIVISIBLE_GEMM, F16_ACCUMULATOR, NAIVE_GEMM, NAIVE_SOFTMAX, RELOADING_SOFTMAX
 
 from argus.dsl.check import check_source
 from argus.skills.document import Document
@@ -68,6 +68,7 @@ APPLIES = [
     ("dot_accumulator", NAIVE_GEMM, {}, "dot", "acc = dot(a, b, acc)"),
     ("f32_accumulation", F16_ACCUMULATOR, {}, "acc", "acc = zeros((BM, BN), f32)"),
     ("alignment_hint", NAIVE_GEMM, {}, "on rm", "rm = multiple_of(pm * BM, BM) + arange(BM)"),
+    ("reuse_load", RELOADING_SOFTMAX, {}, "x once", "num = exp(v - max(v, axis=0))"),
 ]
 
 
@@ -117,6 +118,15 @@ REFUSED = [
         "start_is_multiple",
     ),
     ("num_warps", NAIVE_GEMM.replace("num_warps = 4 tune [4, 8]", "num_warps = 8 tune [4, 8]"), {}, "", "in_tune_list"),
+    (
+        "reuse_load",
+        RELOADING_SOFTMAX.replace("x: f16[M, N], y: out", "x: out f16[M, N], y: out").replace(
+            "    store(y[row", "    store(x[row, cols], num.to(f16), mask=cols < N)\n    store(y[row"
+        ),
+        {},
+        "x once",
+        "not_stored",
+    ),
 ]
 
 

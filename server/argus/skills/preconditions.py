@@ -24,4 +24,10 @@ PRECONDITIONS: dict[str, str] = {
     "start_is_multiple": "the run's start is a product with the block size as a factor",
     "divisor_is_broadcast": "the divisor is one value per row (a reduction or a broadcast `x[:, None]`), so one "
     "reciprocal serves a whole row",
+    "rescales_running_sums": "the loop rescales every running sum it carries by `exp2(m_i - m_new)` when the "
+    "running max grows, so a max that is still moving (one pass) gives the same result as the final one",
+    "blocks_left_of_diagonal": "the loop's key blocks `rn = n0 + arange(BN)` end where the row block `rm` starts, "
+    "at a multiple of BN, so every key precedes every query of the block and the causal mask keeps every score",
+    "not_stored": "the kernel never writes the tensor the load reads, so a second read would see what the first "
+    "one saw",
 }

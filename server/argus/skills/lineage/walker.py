@@ -92,9 +92,11 @@ def diff(before: str, after: str, path: str) -> str:
     return "".join(lines)
 
 
-def candidates(text: str, kernel: str) -> list[Application]:
+def candidates(text: str, kernel: str, transforms=None) -> list[Application]:
+    """Every inverse application on the kernel, in registry order; `transforms` (names) narrows the registry."""
     doc = Document.parse(text)
-    return [app for t in TRANSFORMS.values() for app in t.inverse(doc) if app.kernel == kernel]
+    chosen = [t for name, t in TRANSFORMS.items() if transforms is None or name in transforms]
+    return [app for t in chosen for app in t.inverse(doc) if app.kernel == kernel]
 
 
 def kernel_time(result: GateResult | None) -> float | None:
@@ -112,6 +114,7 @@ def walk(
     max_steps: int = 20,
     progress: Progress | None = None,
     relative_to: Path | None = None,
+    transforms=None,
 ) -> Lineage:
     started = time.perf_counter()
     text = expert.read_text(encoding="utf-8")
@@ -130,7 +133,7 @@ def walk(
     base_time = kernel_time(record.baseline)
     for index in range(1, max_steps + 1):
         step = Step(index=index, text_before=text, facts=facts_record(text, kernel, base_verify))
-        fresh = [app for app in candidates(text, kernel) if tried.get(key(text, app)) != "rejected"]
+        fresh = [app for app in candidates(text, kernel, transforms) if tried.get(key(text, app)) != "rejected"]
         passing: list[tuple[Candidate, str, float | None]] = []
         for number, app in enumerate(fresh, 1):
             seen = key(text, app) in tried

@@ -5,9 +5,11 @@ from __future__ import annotations
 from argus.skills.transforms.accumulate import DotAccumulator, F32Accumulation
 from argus.skills.transforms.arith import Exp2, Reciprocal, Rsqrt
 from argus.skills.transforms.base import Application, Check, Transform
+from argus.skills.transforms.flash import CausalSplit, OnlineSoftmax
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
+from argus.skills.transforms.reuse import ReuseLoad
 from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma, WarpSpecialize
 
 TRANSFORMS: dict[str, Transform] = {
@@ -27,6 +29,9 @@ TRANSFORMS: dict[str, Transform] = {
         DotAccumulator(),
         F32Accumulation(),
         AlignmentHint(),
+        OnlineSoftmax(),
+        CausalSplit(),
+        ReuseLoad(),
     )
 }
 
