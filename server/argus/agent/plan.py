@@ -1,0 +1,80 @@
+"""What a planner and the refinement loop exchange: the state a planner sees, the action it proposes, the
+structured feedback it gets when a proposal is not kept, and one logged step of a trajectory.
+
+Planners (search, random, llm) only propose; the loop (argus.agent.loop) parses, verifies and gates every
+proposal and alone decides what is kept. Model text is never run except through that path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+ProposalKind = Literal["skill", "source", "diff"]
+FeedbackStage = Literal["parse", "apply", "check", "verify", "compile", "correct", "profile", "slower", "budget"]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One action: a library skill at an anchor line, or (LLM) a whole edited file or a unified diff."""
+
+    kind: ProposalKind
+    rationale: str = ""
+    skill: str | None = None  # card id, kind == "skill"
+    line: int | None = None  # 0-based anchor line of the skill, kind == "skill"
+    source: str | None = None  # the whole edited file, kind == "source"
+    diff: str | None = None  # a unified diff against the current source, kind == "diff"
+
+    def key(self) -> str:
+        """Identifies the proposal so a planner does not propose it twice at one state."""
+        if self.kind == "skill":
+            return f"skill:{self.skill}@{self.line}"
+        return f"{self.kind}:{hash(self.source or self.diff or '')}"
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """Why a proposal was not kept, with the evidence a planner can act on."""
+
+    stage: FeedbackStage
+    message: str
+    # the diagnostic's counterexample (code, line, data), the first mismatching element, the compile error, ...
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class State:
+    """The kernel as it stands: source, facts, diagnostics and its last gate result."""
+
+    source: str
+    kernel: str
+    facts: dict[str, Any] = field(default_factory=dict)  # a JSON view of argus.skills.facts.KernelFacts
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)  # code, severity, line, message, data
+    gate: dict[str, Any] | None = None  # GateResult.model_dump(mode="json")
+    ms: float | None = None  # median kernel time of the last profile, None without one
+
+
+@dataclass(slots=True)
+class Step:
+    """One proposal and its outcome: a line of the trajectory log (JSON lines)."""
+
+    index: int
+    planner: str
+    proposal: Proposal
+    kept: bool
+    reward: float  # speedup (ms before / ms after) when kept; 0 when not kept and nothing broke; < 0 on a failure
+    feedback: Feedback | None = None
+    ms_before: float | None = None
+    ms_after: float | None = None
+    gate_runs: int = 0  # gate runs this step used (0 when refused before the gate)
+    seconds: float = 0.0
+    facts: dict[str, Any] = field(default_factory=dict)  # facts of the state the proposal was made at
+
+
+class Planner(Protocol):
+    """Proposes the next action at a state, or None when it has nothing left to try."""
+
+    name: str
+
+    def propose(self, state: State, history: Sequence[Step]) -> Proposal | None: ...
