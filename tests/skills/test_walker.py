@@ -66,10 +66,14 @@ def test_bundle_mode_writes_a_gate_bundle_for_the_expert_and_every_text_that_pas
     saved.write_text(record.model_dump_json(), encoding="utf-8")
     script = bundle.write(saved, tmp_path / "bundle")
     passed = [c.id for s in record.steps for c in s.candidates if c.verdict != "rejected"]
-    lines = script.read_text(encoding="utf-8").splitlines()
+    text = script.read_text(encoding="utf-8")
     for name in ["base", *passed]:
         assert (tmp_path / "bundle" / name / "run.py").is_file()
-        assert any(f"python3 {name}/run.py --device cuda" in line and "--stage profile" in line for line in lines)
+    # the expert alone first (it measures the ceilings), then the candidates JOBS at a time, taking turns on the GPU
+    base, listing, each = text.splitlines()[4:7]
+    assert base.startswith("python3 base/run.py --device cuda") and "--references all" in base
+    assert listing.split("|")[0].split()[2:] == passed and 'xargs -r -P "${JOBS:-1}"' in listing
+    assert "--stage profile" in each and "--gpu-lock $PWD/gpu.lock" in each and "--references eager" in each
 
 
 def test_reading_a_bundle_back_puts_the_gate_results_into_the_record(softmax_walk, tmp_path):

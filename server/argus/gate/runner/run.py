@@ -49,9 +49,11 @@ def run_worker(args: argparse.Namespace) -> int:
     elif args.worker == "ceilings":
         import gate_profile
 
-        record = {"ceilings": gate_profile.measure_ceilings()}
+        with gpu_lock(args):
+            record = {"ceilings": gate_profile.measure_ceilings()}
     else:
-        record = run_stage(bundle, args)
+        with gpu_lock(args):
+            record = run_stage(bundle, args)
     from gate_common import device_name, versions
 
     if args.worker not in ("probe", "ceilings"):
@@ -60,6 +62,27 @@ def run_worker(args: argparse.Namespace) -> int:
     record["seconds"] = time.perf_counter() - started
     Path(args.result).write_text(json.dumps(record), encoding="utf-8")
     return 0
+
+
+@contextlib.contextmanager
+def gpu_lock(args: argparse.Namespace):
+    """With --gpu-lock, the GPU stages of runners started side by side take turns on the GPU: each holds an
+    exclusive lock on that file while it launches (torch and triton are imported before, outside the lock), so
+    a timing never shares the GPU, while imports and compiles run in parallel."""
+    if not args.gpu_lock or args.device != "cuda" or args.worker not in ("correct", "profile", "ceilings"):
+        yield
+        return
+    import fcntl
+
+    import torch  # noqa: F401  imported outside the lock: the slow part that needs no GPU
+    import triton  # noqa: F401
+
+    with open(args.gpu_lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def probe() -> dict:
@@ -82,7 +105,8 @@ def run_stage(bundle: Bundle, args: argparse.Namespace) -> dict:
     import gate_profile
 
     ceilings = json.loads(args.ceilings) if args.ceilings else None
-    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings)
+    compiled = args.references == "all"
+    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings, compiled)
 
 
 # ---- the parent side: children with limits ----------------------------------------------------------------
@@ -273,6 +297,9 @@ class Runner:
             return {"status": "error", "seconds": 0.0, "message": message, "facts": None,
                     "errors": [error("AR504", message, stage, facts["line"])]}  # fmt: skip
         extra = ["--trials", str(self.args.trials), "--profile-trials", str(self.args.profile_trials)]
+        extra += ["--references", self.args.references]
+        if self.args.gpu_lock:
+            extra += ["--gpu-lock", self.args.gpu_lock]
         if self.args.seed is not None:
             extra += ["--seed", str(self.args.seed)]
         if stage == "profile" and self.ceilings is not None:
@@ -372,6 +399,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, help="the first trial's seed (default: a random one, reported)")
     parser.add_argument("--memory-limit-mb", type=int, default=DEFAULT_MEMORY_LIMIT_MB, help="CPU children; 0: none")
     parser.add_argument("--ceilings-file", help="reuse the ceilings in this file, or measure and write them there")
+    parser.add_argument(
+        "--references", choices=("all", "eager"), default="all",
+        help="the reference timings of profile: eager and torch.compile (all), or eager only (faster)",
+    )  # fmt: skip
+    parser.add_argument("--gpu-lock", metavar="FILE", help="take turns on the GPU with runners sharing FILE")
     parser.add_argument("--worker", choices=("probe", "ceilings", *STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     parser.add_argument("--ceilings", help=argparse.SUPPRESS)

@@ -34,22 +34,38 @@ def write(record_path: Path, out: Path) -> Path:
                 texts[candidate.id] = step.text_after
             elif candidate.verdict == "passed":
                 texts[candidate.id] = rebuild(step.text_before, record.kernel, candidate.transform, candidate.title)
-    lines = ["#!/bin/sh", "# Profile a CPU lineage's texts on a GPU; needs python3 with torch and triton.", "set -u"]
-    lines.append('cd "$(dirname "$0")"')
+    names = []
     for name, text in texts.items():
         if text is not None:
             write_bundle(text, out / name, path=record.expert, kernel=record.kernel)
-            lines.append(run_line(name, record.kernel))
+            names.append(name)
     (out / MANIFEST).write_text(json.dumps({"record": str(record_path)}), encoding="utf-8")
     script = out / "run.sh"
-    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    script.write_text(run_script(names, record.kernel), encoding="utf-8")
     return script
 
 
-def run_line(name: str, kernel: str) -> str:
-    return (
-        f"python3 {name}/run.py --device cuda --kernel {kernel} --stage compile --stage correct --stage profile "
-        f"--ceilings-file ceilings.json --out {name}.result.json || echo 'gate failed: {name}'"
+def run_script(names: list[str], kernel: str) -> str:
+    """The expert first (it measures the ceilings, and its reference under torch.compile too), then every
+    candidate, JOBS at a time: imports and compiles overlap while the GPU stages take turns (--gpu-lock)."""
+    gate = (
+        f"python3 NAME/run.py --device cuda --kernel {kernel} --stage compile --stage correct --stage profile "
+        "--ceilings-file ceilings.json --gpu-lock $PWD/gpu.lock --out NAME.result.json"
+    )
+    candidates = " ".join(n for n in names if n != "base")
+    return "\n".join(
+        [
+            "#!/bin/sh",
+            "# Profile a CPU lineage's texts on a GPU; needs python3 with torch and triton. JOBS=N runs N at once.",
+            "set -u",
+            'cd "$(dirname "$0")"',
+            gate.replace("NAME", "base") + " --references all || echo 'gate failed: base'",
+            f"printf '%s\\n' {candidates} | xargs -r -P \"${{JOBS:-1}}\" -I NAME \\",
+            f"  sh -c '{gate} --references eager || echo \"gate failed: NAME\"'".replace(
+                '"$PWD/gpu.lock"', "$PWD/gpu.lock"
+            ),
+            "",
+        ]
     )
 
 
