@@ -246,7 +246,8 @@ class Runner:
 
     def measure(self) -> None:
         progress("measuring the ceilings: copy bandwidth, cuBLAS fp16 and bf16 GEMM")
-        record, status, output = self.spawn("ceilings", None, 300)
+        lock = ["--gpu-lock", self.args.gpu_lock] if self.args.gpu_lock else []
+        record, status, output = self.spawn("ceilings", None, 300, lock)
         if record is None:
             self.ceilings_error = failure_text(status, output)
             progress(f"ceilings failed: {self.ceilings_error}")
