@@ -25,11 +25,14 @@ class Proposal:
     line: int | None = None  # 0-based anchor line of the skill, kind == "skill"
     source: str | None = None  # the whole edited file, kind == "source"
     diff: str | None = None  # a unified diff against the current source, kind == "diff"
+    # The kept state it applies to (argus.skills.apply.digest of its source); None: the current best. The search
+    # planner sets it when it backs up to an earlier kept state whose proposals are not exhausted.
+    at: str | None = None
 
     def key(self) -> str:
         """Identifies the proposal so a planner does not propose it twice at one state."""
         if self.kind == "skill":
-            return f"skill:{self.skill}@{self.line}"
+            return f"skill:{self.skill}@{self.line}" + (f"#{self.at}" if self.at else "")
         return f"{self.kind}:{hash(self.source or self.diff or '')}"
 
 

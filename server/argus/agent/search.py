@@ -1,0 +1,83 @@
+"""The search planner (the default; needs nothing but the gate and the skill library): best-first over the
+library skills that apply.
+
+At a state it ranks every applicable (card, anchor line) by the card's predicted effect (the median of its
+per-lineage medians; 1.0 while not measured), blended with the mean reward the skill earned in this workspace
+(memory), and breaks ties by evidence (more lineage steps first), then by card id and line, so the same
+inputs always give the same order. It proposes the best untried one at the current best state; when that
+state has nothing left, it backs up to the next-best kept state (the frontier, ordered by measured ms). At a
+state it backed up to it skips rewrites it already tried elsewhere (same card, anchor code and parameters):
+they commute with the kept ones or were already found wanting, and a gate run is too dear to ask again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from argus.agent.memory import Memory
+from argus.agent.plan import Proposal, State, Step
+from argus.agent.sites import Site, applicable_sites, predicted_effect
+from argus.skills.apply import digest
+from argus.skills.cards import Card
+from argus.skills.library import load_cards
+
+# How many observations weigh as much as the card's prediction: with n rewards observed here, the score is
+# (PRIOR * predicted + n * mean reward) / (PRIOR + n).
+PRIOR = 2.0
+
+
+def score(card: Card, stats: dict[str, tuple[float, int]]) -> float:
+    predicted = predicted_effect(card)
+    if card.id not in stats:
+        return predicted
+    mean, count = stats[card.id]
+    return (PRIOR * predicted + count * mean) / (PRIOR + count)
+
+
+def rank(sites: Sequence[Site], stats: dict[str, tuple[float, int]]) -> list[Site]:
+    return sorted(sites, key=lambda s: (-score(s.card, stats), -len(s.card.evidence), s.card.id, s.line))
+
+
+@dataclass(slots=True)
+class Kept:
+    source: str
+    ms: float | None
+    order: int  # when it was first seen: later (further refined) first among equal times
+
+    def sort_key(self) -> tuple[float, int]:
+        return (self.ms if self.ms is not None else math.inf, -self.order)
+
+
+class SearchPlanner:
+    name = "search"
+
+    def __init__(self, cards: Sequence[Card] | None = None, memory: Memory | None = None) -> None:
+        self.cards = list(cards) if cards is not None else load_cards()
+        self.memory = memory
+        self.frontier: dict[str, Kept] = {}  # digest of a kept state's source -> the state
+        self.tried: set[tuple[str, str]] = set()  # (state digest, site key)
+        self.rewrites: set[tuple] = set()  # Site.identity of every proposal made
+
+    def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
+        current = digest(state.source)
+        if current not in self.frontier:
+            self.frontier[current] = Kept(state.source, state.ms, len(self.frontier))
+        self.frontier[current].ms = state.ms
+        stats = self.memory.skill_stats() if self.memory is not None else {}
+        for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
+            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), stats):
+                if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
+                    continue
+                self.tried.add((name, site.key))
+                self.rewrites.add(site.identity)
+                return Proposal(
+                    kind="skill",
+                    skill=site.card.id,
+                    line=site.line,
+                    at=None if name == current else name,
+                    rationale=f"{site.title} (predicted {score(site.card, stats):.2f}×, "
+                    f"{len(site.card.evidence)} evidence)",
+                )
+        return None

@@ -1,0 +1,88 @@
+"""A kernel's state as the loop and its planners see it: parse, check and verify a source once.
+
+Diagnostics become plain dicts (code, severity, line, message, data) so a planner, the trajectory log and
+memory can hold them without the checker's classes. Facts are a JSON view of argus.skills.facts.KernelFacts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from argus.agent.plan import State
+from argus.dsl.diagnostics import Diagnostic
+from argus.skills.document import Document
+from argus.skills.facts import KernelFacts
+from argus.verify import VerifyCache, verify_check
+
+VERIFY_TIMEOUT_MS = 1000
+
+# One cache for the process: a candidate usually differs from its state in one place, so most kernels'
+# obligations were proved a step earlier.
+_cache = VerifyCache()
+
+
+def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "severity": d.severity.value,
+        "line": d.range.start.line + 1,  # 1-based, as the CLI and the trajectory log print lines
+        "message": d.message,
+        "data": d.data,
+    }
+
+
+def facts_json(facts: KernelFacts | None) -> dict[str, Any]:
+    if facts is None:
+        return {}
+    return {
+        "kernel": facts.name,
+        "constants": dict(facts.constants),
+        "policy": dict(facts.policy),
+        "tune": {k: list(v) for k, v in facts.tune.items()},
+        "divisible": sorted(f"{s} % {b} == 0" for s, b in facts.divisible),
+        "bounded": sorted(f"{n} <= {b}" for n, b in facts.bounded),
+        "stage_bytes": facts.stage_bytes,
+        "stages": facts.stages,
+        "dot_in_loop": facts.dot_in_loop,
+        "loaded": sorted(facts.loaded),
+        "stored": sorted(facts.stored),
+        "check_errors": facts.check_errors,
+    }
+
+
+def examine(source: str, kernel: str) -> State:
+    """The state of `source`: its checker and verifier diagnostics and the facts of `kernel`.
+
+    The verifier runs only when the file checks without errors (it needs the checker's IR); its errors are
+    what `new_errors` compares between a state and a candidate."""
+    doc = Document.parse(source)
+    diagnostics = list(doc.check.diagnostics)
+    if not doc.check.has_errors:
+        diagnostics += verify_check(doc.check, timeout_ms=VERIFY_TIMEOUT_MS, cache=_cache).diagnostics
+    state = State(source=source, kernel=kernel, facts=facts_json(doc.facts.get(kernel)))
+    state.diagnostics = [diagnostic_json(d) for d in diagnostics]
+    state.facts["verify_errors"] = len(verify_errors(state))
+    return state
+
+
+def errors(state: State) -> list[dict[str, Any]]:
+    return [d for d in state.diagnostics if d["severity"] == "error"]
+
+
+def verify_errors(state: State) -> list[dict[str, Any]]:
+    """Errors of the data-flow invariants (AR3xx): what a candidate may fix, or must not add."""
+    return [d for d in errors(state) if d["code"].startswith("AR3")]
+
+
+def new_errors(before: State, after: State) -> list[dict[str, Any]]:
+    """Errors of `after` that `before` does not have. Lines move under an edit, so errors are compared by
+    code: `after`'s extra errors of a code beyond the count `before` had of it, in source order."""
+    budget = Counter(d["code"] for d in errors(before))
+    extra = []
+    for d in errors(after):
+        if budget[d["code"]] > 0:
+            budget[d["code"]] -= 1
+        else:
+            extra.append(d)
+    return extra

@@ -1,0 +1,212 @@
+"""`argus refine FILE --kernel NAME`: refine a kernel with a planner; keep only what verifies, passes the gate
+and is faster (docs/agent.md).
+
+    argus refine FILE [--kernel NAME] [--planner search|random|llm] [--budget N] [--device auto|cpu|cuda]
+                 [--seed S] [--model M] [--host URL] [--log FILE.jsonl] [-o OUT.argus | --write]
+                 [--no-memory] [--json] [--timeout S]
+
+Progress goes to stderr, one line a step, then a summary. The best source goes to OUT (-o), replaces FILE
+(--write), or is printed as a unified diff. Exit status: 0 when the run finished (even with nothing kept),
+1 on errors, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "refine",
+        help="refine a kernel: a planner proposes, only what verifies, passes the gate and is faster is kept",
+        description=__doc__.split("\n\n")[0] + " Exit status: 0 when done, 1 on errors, 2 on usage errors.",
+    )
+    parser.add_argument("file", metavar="FILE", help="an .argus file")
+    parser.add_argument("--kernel", metavar="NAME", help="the kernel to refine (default: the file's only one)")
+    parser.add_argument("--planner", choices=("search", "random", "llm"), default="search")
+    parser.add_argument("--model", help="llm: the ollama model")
+    parser.add_argument("--host", metavar="URL", help="llm: the ollama server (default localhost:11434)")
+    parser.add_argument("--budget", type=int, default=8, metavar="N", help="gate runs of candidates (default 8)")
+    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    parser.add_argument("--seed", type=int, default=0, help="random: the planner's seed (default 0)")
+    parser.add_argument("--log", metavar="FILE.jsonl", help="append the trajectory here, one JSON line a step")
+    parser.add_argument("-o", "--output", metavar="OUT.argus", help="write the best source here")
+    parser.add_argument("--write", action="store_true", help="replace FILE with the best source")
+    parser.add_argument("--no-memory", action="store_true", help="neither read nor write .argus/memory.jsonl")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per gate run")
+    parser.add_argument("--min-speedup", type=float, default=1.01, help="keep from this speedup (default 1.01)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.budget < 0 or (args.output and args.write):
+        print("argus refine: --budget is at least 0, and -o and --write exclude each other", file=sys.stderr)
+        return 2
+    path = Path(args.file)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        print(f"argus refine: cannot read {path}: {problem}", file=sys.stderr)
+        return 2
+    kernel, problem = pick_kernel(source, args.kernel)
+    if kernel is None:
+        print(f"argus refine: {path}: {problem}", file=sys.stderr)
+        return 2
+    from argus.agent.memory import Memory
+
+    memory = None if args.no_memory else Memory.for_file(path)
+    try:
+        planner = make_planner(args, memory)
+    except Exception as problem:
+        print(f"argus refine: {problem}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
+        try:
+            result = refine_file(args, source, kernel, planner, memory, Path(scratch) / "ceilings.json")
+        except KeyboardInterrupt:
+            print("argus refine: interrupted", file=sys.stderr)
+            return 1
+        except Exception as problem:
+            print(f"argus refine: {type(problem).__name__}: {problem}", file=sys.stderr)
+            return 1
+    return finish(args, path, source, result)
+
+
+def pick_kernel(source: str, name: str | None) -> tuple[str | None, str]:
+    from argus.dsl.check import check_source
+
+    names = list(check_source(source).analysis.kernels)
+    if name is not None:
+        return (name, "") if name in names else (None, f"no kernel {name!r} (kernels: {', '.join(names) or 'none'})")
+    if len(names) == 1:
+        return names[0], ""
+    return None, f"name a kernel with --kernel ({', '.join(names) or 'none checks'})"
+
+
+def make_planner(args: argparse.Namespace, memory):
+    if args.planner == "llm":
+        from argus.agent.llm import LlmPlanner
+
+        return LlmPlanner(model=args.model, host=args.host, memory=memory)
+    if args.planner == "random":
+        from argus.agent.randomized import RandomPlanner
+
+        return RandomPlanner(seed=args.seed)
+    from argus.agent.search import SearchPlanner
+
+    return SearchPlanner(memory=memory)
+
+
+def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path):
+    from argus.agent.gates import local_gate
+    from argus.agent.loop import refine
+
+    # One ceilings file for the session: the GPU's copy and GEMM rates are measured at the first profile only.
+    gate = local_gate(args.device, args.timeout, ceilings_file=str(ceilings))
+    print(f"[refine] {args.file}: {kernel}, planner {planner.name}, budget {args.budget} gate runs", file=sys.stderr)
+    print("[refine] gating the start", file=sys.stderr, flush=True)
+
+    def show(step) -> None:
+        print(f"[refine] {step_line(step, args.budget)}", file=sys.stderr, flush=True)
+
+    return refine(
+        source, kernel, planner, budget=args.budget, gate=gate, path=args.file, memory=memory, log=args.log,
+        on_step=show, cancel=threading.Event(), min_speedup=args.min_speedup,
+    )  # fmt: skip
+
+
+def proposal_text(proposal) -> str:
+    if proposal.kind == "skill":
+        return f"{proposal.skill} at line {(proposal.line or 0) + 1}" + (" (earlier state)" if proposal.at else "")
+    return f"an edited {proposal.kind}"
+
+
+def ms_text(ms: float | None) -> str:
+    return "no timing" if ms is None else f"{ms:.4f} ms"
+
+
+def step_line(step, budget: int) -> str:
+    if step.kept:
+        verdict = f"kept: {ms_text(step.ms_after)} (reward {step.reward:.3f})"
+    else:
+        verdict = f"{step.feedback.stage}: {step.feedback.message[:200]}"
+    runs = f"{step.gate_runs} gate run" + ("" if step.gate_runs == 1 else "s")
+    return f"step {step.index + 1} [{step.planner}] {proposal_text(step.proposal)} ({runs}) → {verdict}"
+
+
+def notes(result) -> list[str]:
+    found = []
+    if result.start.ms is None and result.start.gate is not None:
+        profile = result.start.gate.get("profile", {})
+        why = profile.get("message") or f"profile {profile.get('status')}"
+        found.append(f"the start has no timing ({why}); nothing can be kept as faster without one")
+    return found
+
+
+def summary(result, args: argparse.Namespace) -> dict:
+    from argus.agent.trajectory import step_json
+
+    gate = result.start.gate or {}
+    return {
+        "file": args.file,
+        "kernel": result.kernel,
+        "planner": args.planner,
+        "device": gate.get("device"),
+        "start_ms": result.start.ms,
+        "best_ms": result.best.ms,
+        "speedup": result.speedup,
+        "gate_runs": result.gate_runs,
+        "budget": args.budget,
+        "stopped": result.stopped,
+        "kept": result.skills,
+        "start_gate": {stage: (gate.get(stage) or {}).get("status") for stage in ("compile", "correct", "profile")},
+        "notes": notes(result),
+        "steps": [step_json(s) for s in result.steps],
+    }
+
+
+def table(data: dict) -> str:
+    speedup = "-" if data["speedup"] is None else f"{data['speedup']:.3f}×"
+    rows = [
+        ("start", ms_text(data["start_ms"])),
+        ("best", ms_text(data["best_ms"])),
+        ("speedup", speedup),
+        ("gate runs", f"{data['gate_runs']} of {data['budget']} (the start's run not counted)"),
+        ("kept", f"{len(data['kept'])}: {', '.join(data['kept'])}" if data["kept"] else "0"),
+        ("stopped", data["stopped"]),
+        ("device", str(data["device"])),
+    ]
+    lines = [f"{name:<10} {value}" for name, value in rows]
+    return "\n".join(lines + [f"note: {n}" for n in data["notes"]])
+
+
+def finish(args: argparse.Namespace, path: Path, source: str, result) -> int:
+    from argus.skills.apply import write_atomically
+
+    data = summary(result, args)
+    print(table(data), file=sys.stderr)
+    best = result.best.source
+    try:
+        if args.output:
+            Path(args.output).write_text(best, encoding="utf-8")
+            data["output"] = args.output
+        elif args.write and best != source:
+            write_atomically(path, best)
+            data["output"] = str(path)
+    except OSError as problem:
+        print(f"argus refine: cannot write: {problem}", file=sys.stderr)
+        return 1
+    diff = "".join(difflib.unified_diff(source.splitlines(True), best.splitlines(True), str(path), str(path)))
+    if args.json:
+        data["diff"] = diff
+        print(json.dumps(data, indent=2, default=str))
+    elif not args.output and not args.write:
+        sys.stdout.write(diff)
+    return 0
