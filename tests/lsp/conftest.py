@@ -12,14 +12,17 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from argus.lsp.client_converter import client_converter
+
 SERVER = [sys.executable, "-m", "argus", "serve"]
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim@v0.7.0"}
 
 
 def make_client() -> LanguageClient:
     """pytest-lsp's client, plus a record of every publication (pytest-lsp keeps only the last one) and
-    answers to the requests a real editor answers (registration, code lens refresh)."""
-    client = LanguageClient()
+    answers to the requests a real editor answers (registration, code lens refresh); code actions that carry
+    a command are read as code actions (argus.lsp.client_converter)."""
+    client = LanguageClient(converter_factory=client_converter)
     client.published = []
 
     def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:

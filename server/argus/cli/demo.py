@@ -86,8 +86,10 @@ class Demo:
         from lsprotocol import types
         from pygls.lsp.client import LanguageClient
 
+        from argus.lsp.client_converter import client_converter
+
         self.types = types
-        client = LanguageClient("argus-demo", "1")
+        client = LanguageClient("argus-demo", "1", converter_factory=client_converter)
         self.client = client
         self.register_handlers(client)
         with tempfile.NamedTemporaryFile(prefix="argus-serve-", suffix=".log", delete=False) as log:
