@@ -115,8 +115,9 @@ async def test_edits_carry_the_version_they_were_computed_for(client, uri):
     assert edit.range.start.line == typo.range.start.line
 
 
-async def test_library_skills_sit_beside_the_builtin_ones_and_ask_for_a_gate_run(client, uri):
-    from argus.skills.library import load_cards
+async def test_library_skills_sit_beside_the_builtin_ones_and_carry_the_command_that_applies_and_gates(client, uri):
+    from argus.skills.apply import plan
+    from argus.skills.library import card_by_id, load_cards
 
     if not any(card.id.endswith(".dot") for card in load_cards()):
         raise AssertionError("skills/library holds no card for kernels whose loop feeds a dot (argus skills extract)")
@@ -129,5 +130,10 @@ async def test_library_skills_sit_beside_the_builtin_ones_and_ask_for_a_gate_run
     library = [a for a in actions if a.title.startswith("Skill: ") and a.disabled is None]
     assert library, titles
     assert all(a.data["gate_after"] and a.data["skill"].endswith(".dot") for a in library)
+    # no edit: the command matches again when picked, applies the skill and gates it (tests/lsp/test_skill_apply.py)
+    assert all(a.edit is None and a.command.command == "argus.applySkill" for a in library)
     grouped = next(a for a in library if a.title.startswith("Skill: Grouped program order"))
-    assert "q, group = program_id(0), program_id(1)" in apply(NEXT_K, edits_of(client, grouped, uri, 1))
+    uri_, version, skill, line, _ = grouped.command.arguments
+    assert (uri_, version, skill) == (uri, 1, grouped.data["skill"])
+    outcome = plan(NEXT_K, card_by_id(skill), line)
+    assert "q, group = program_id(0), program_id(1)" in outcome.text_after

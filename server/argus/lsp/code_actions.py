@@ -3,7 +3,9 @@
 A skill that does not apply is sent as a disabled action with the failed precondition as its reason, but only
 when the client can show disabled actions and the user asked for the menu (CodeActionTriggerKind.Invoked);
 otherwise it is left out, as the protocol asks. Every edit is a versioned WorkspaceEdit where the client
-supports document changes, so an edit computed for an older version is refused instead of misapplied.
+supports document changes, so an edit computed for an older version is refused instead of misapplied. A
+library skill (one followed by a gate run) carries the command `argus.applySkill` instead of an edit
+(argus.lsp.skill_commands).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from lsprotocol import types
 from argus.lsp.convert import overlaps
 from argus.lsp.diagnostics import STAGES
 from argus.lsp.guard import guarded
+from argus.lsp.skill_commands import SkillTarget, skill_command
 from argus.skills.provider import Edit, SkillRequest
 
 if TYPE_CHECKING:
@@ -124,20 +127,31 @@ async def skill_actions(
 ) -> list[types.CodeAction]:
     request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, snapshot.positions.span(selection))
     proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
+    from argus.skills.apply import digest  # the skills layer loads with the language core, after initialize
+
     actions = []
     for action in proposed:
         title = f"{action.title}  ({action.detail})" if action.detail else action.title
-        if action.applicable:
+        if action.applicable and action.gate_after and action.line is not None:
+            # no edit: the command matches the skill again when the user picks it, applies it, then gates it
+            target = SkillTarget(snapshot.uri, snapshot.version, action.skill, action.line, digest(snapshot.text))
+            actions.append(
+                types.CodeAction(
+                    title=title,
+                    kind=SKILL_KIND,
+                    is_preferred=action.preferred or None,
+                    command=skill_command(title, target),
+                    data={"skill": action.skill, "gate_after": True},
+                )
+            )
+        elif action.applicable:
             actions.append(
                 types.CodeAction(
                     title=title,
                     kind=SKILL_KIND,
                     is_preferred=action.preferred or None,
                     edit=workspace_edit(server, snapshot, action.edits),
-                    # gate_after is passed on, not sent as the action's `command`: lsprotocol's client parser
-                    # reads any action with a "command" key as a bare Command (its _code_action_hook), which
-                    # drops the edit for pygls clients (`argus demo`, the pytest-lsp tests)
-                    data={"skill": action.skill, "gate_after": action.gate_after},
+                    data={"skill": action.skill},
                 )
             )
         elif show_disabled:

@@ -1,7 +1,7 @@
 """The skill library behind the provider interface: the editor's light bulb offers every card that matches
 the cursor's line, disabled with the failed precondition where one fails. Its actions carry `gate_after`: a
-library skill should be followed by a gate run (the language server passes the flag on in the action's data;
-running the gate after the edit lands is the server's part)."""
+library skill is followed by a gate run (the language server's `argus.applySkill` command matches the skill
+again at the action's `line`, applies it and starts the gate)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ class LibraryProvider:
                         failed_precondition=None if failed is None else f"{failed.name}: {failed.found}",
                         detail=expected_effect(found.card),
                         gate_after=True,
+                        line=line,
                     )
                 )
         return actions

@@ -53,6 +53,7 @@ class SkillAction:
     detail: str = ""  # the evidence or effect, e.g. "1.31× median over 4 lineages (H200)"
     preferred: bool = False
     gate_after: bool = False  # ask the editor to run the gate once the edit is applied
+    line: int | None = None  # the 0-based line the skill matched at, where applying it later matches again
 
     @property
     def applicable(self) -> bool:

@@ -1,0 +1,124 @@
+"""`argus.applySkill`: a library skill chosen in the light bulb, applied when the user picks it, then gated.
+
+The code action carries only this command (uri, version, skill id, 0-based line, digest of the text the match
+saw), not a precomputed edit, so the skill is matched again on the text as it is when the user picks it: a
+precondition that no longer holds refuses it by name and changes nothing; otherwise the server sends the
+smallest edit through `workspace/applyEdit` (versioned where the client supports it) and starts a gate run of
+the edited kernel through argus.lsp.gate, whose progress, diagnostics and code lens report the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from argus.lsp import document_edits
+from argus.lsp.guard import guarded
+
+if TYPE_CHECKING:
+    from argus.lsp.server import ArgusServer
+    from argus.skills.apply import Outcome
+    from argus.skills.cards import Card
+
+logger = logging.getLogger(__name__)
+
+APPLY_SKILL = "argus.applySkill"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillTarget:
+    uri: str
+    version: int
+    skill: str
+    line: int  # 0-based
+    digest: str  # argus.skills.apply.digest of the text the match saw
+
+    def arguments(self) -> list[Any]:
+        return [self.uri, self.version, self.skill, self.line, self.digest]
+
+    @classmethod
+    def parse(cls, arguments: tuple[Any, ...]) -> SkillTarget | None:
+        if len(arguments) == 1 and isinstance(arguments[0], dict):
+            given = arguments[0]
+            arguments = tuple(given.get(k) for k in ("uri", "version", "skill", "line", "digest"))
+        if len(arguments) != 5:
+            return None
+        uri, version, skill, line, digest = arguments
+        if not (isinstance(uri, str) and isinstance(skill, str) and isinstance(digest, str)):
+            return None
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (version, line)) or line < 0:
+            return None
+        return cls(uri, version, skill, line, digest)
+
+
+def skill_command(title: str, target: SkillTarget) -> types.Command:
+    return types.Command(title=title, command=APPLY_SKILL, arguments=target.arguments())
+
+
+def register(server: ArgusServer) -> None:
+    @server.command(APPLY_SKILL)
+    @guarded(empty=lambda: {"applied": False, "error": "internal error; see the server log"})
+    async def apply_skill(*arguments: Any) -> dict[str, Any]:
+        target = SkillTarget.parse(arguments)
+        if target is None:
+            return refuse(server, f"{APPLY_SKILL} needs [uri, version, skill, line, digest]; got {list(arguments)}")
+        return await apply_and_gate(server, target)
+
+
+async def apply_and_gate(server: ArgusServer, target: SkillTarget) -> dict[str, Any]:
+    state = server.documents.get(target.uri)
+    if state is None:
+        return refuse(server, f"the skill {target.skill} was not applied: {target.uri} is not open")
+    card = library_card(server, target.skill)
+    if card is None:
+        return refuse(server, f"the skill {target.skill} was not applied: the skill library has no such card")
+    loop = asyncio.get_running_loop()
+    for _ in range(3):  # a plan made while the user typed is made again on the newest text
+        version, text = state.version, state.text
+        # the verifier thread: plan() verifies the result with z3, which must not run in two threads at once
+        outcome, kernel = await loop.run_in_executor(server.verify_pool, plan, text, card, target)
+        if state.version == version:
+            break
+    else:
+        return refuse(server, f"the skill {target.skill} was not applied: the document kept changing")
+    title = f"Skill: {outcome.title or card.title}"
+    if outcome.refused is not None:
+        since = " (matched again: the document changed since the light bulb)" if outcome.rematched else ""
+        message = f"{title} was not applied{since}: {outcome.refused}. Nothing was changed."
+        return {**refuse(server, message, types.MessageType.Warning), "refused": outcome.refused}
+    failure = await document_edits.apply(server, target.uri, version, text, outcome.text_after, title)
+    if failure is not None:
+        return refuse(server, f"{title} was not applied: {failure}")
+    from argus.lsp import gate
+
+    run = await gate.start(server, state, kernel)
+    return {"applied": True, "version": state.version, "gate": {"kernels": run.kernels, "error": run.error}}
+
+
+def plan(text: str, card: Card, target: SkillTarget) -> tuple[Outcome, str | None]:
+    """The skill matched again at the target's line of `text`, and the kernel it rewrites."""
+    from argus.skills.apply import plan as plan_skill
+    from argus.skills.document import Document
+
+    outcome = plan_skill(text, card, target.line, since=target.digest)
+    kernel = Document.parse(text).kernel_at(target.line) if outcome.refused is None else None
+    return outcome, kernel.name if kernel is not None else None
+
+
+def library_card(server: ArgusServer, skill: str) -> Card | None:
+    provider = next((p for p in server.skills.providers if p.name == "library"), None)
+    cards = getattr(provider, "cards", None)
+    if cards is None:
+        from argus.skills.library import load_cards
+
+        cards = load_cards()
+    return next((c for c in cards if c.id == skill), None)
+
+
+def refuse(server: ArgusServer, message: str, kind: types.MessageType = types.MessageType.Error) -> dict[str, Any]:
+    server.window_show_message(types.ShowMessageParams(type=kind, message=message))
+    return {"applied": False, "error": message}
