@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from argus.skills.cards import Card
 from argus.skills.document import Document
@@ -49,7 +49,8 @@ def applicable_sites(source: str, kernel: str, cards: Sequence[Card]) -> list[Si
         _CACHE[key] = _sites(source, kernel, cards)
         if len(_CACHE) > CACHE_SIZE:
             _CACHE.popitem(last=False)
-    return list(_CACHE[key])
+    by_id = {c.id: c for c in cards}  # the cards asked with, not those cached: equal ids, maybe other effects
+    return [replace(site, card=by_id[site.card.id]) for site in _CACHE[key]]
 
 
 def _sites(source: str, kernel: str, cards: Sequence[Card]) -> list[Site]:

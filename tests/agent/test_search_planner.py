@@ -1,0 +1,80 @@
+"""The search planner: ranking by predicted effect and evidence, re-ranking by this workspace's rewards,
+determinism, and backing up to an earlier kept state."""
+
+from __future__ import annotations
+
+from agent_fakes import SOFTMAX, FakeGate
+
+from argus.agent.loop import refine
+from argus.agent.memory import Memory
+from argus.agent.plan import Proposal, State, Step
+from argus.agent.search import SearchPlanner, score
+from argus.agent.sites import predicted_effect
+from argus.skills.apply import digest
+from argus.skills.cards import Effect
+from argus.skills.library import load_cards
+
+
+def measured(card_id: str, *medians: float):
+    card = next(c for c in load_cards() if c.id == card_id)
+    effects = [
+        Effect(workload=f"w{i}", gpu="NVIDIA H200", median=m, min=m, max=m, samples=1) for i, m in enumerate(medians)
+    ]
+    return card.model_copy(update={"effect": effects, "effect_status": "measured"})
+
+
+def proposals(planner: SearchPlanner, source: str = SOFTMAX, n: int = 10) -> list[str]:
+    state, found = State(source=source, kernel="softmax"), []
+    for _ in range(n):
+        proposal = planner.propose(state, [])
+        if proposal is None:
+            break
+        found.append(proposal.key())
+    return found
+
+
+def test_predicted_effect_is_the_median_of_the_lineage_medians():
+    assert predicted_effect(measured("exp2.row", 1.1, 1.5, 1.2)) == 1.2
+    unmeasured = next(c for c in load_cards() if c.id == "exp2.row")
+    assert unmeasured.effect_status == "not measured" and predicted_effect(unmeasured) == 1.0
+
+
+def test_ranks_by_predicted_effect_then_evidence():
+    cards = [c for c in load_cards() if c.id.endswith(".row")]
+    # Nothing measured: reciprocal.row has the most evidence (2), then card id breaks the tie.
+    assert proposals(SearchPlanner(cards)) == ["skill:reciprocal.row@16", "skill:exp2.row@14", "skill:num_warps.row@6"]
+    faster = [measured("num_warps.row", 1.3) if c.id == "num_warps.row" else c for c in cards]
+    assert proposals(SearchPlanner(faster))[0] == "skill:num_warps.row@6"
+    slower = [measured("reciprocal.row", 0.9) if c.id == "reciprocal.row" else c for c in cards]
+    assert proposals(SearchPlanner(slower))[-1] == "skill:reciprocal.row@16"
+
+
+def test_the_same_inputs_give_the_same_order():
+    assert proposals(SearchPlanner()) == proposals(SearchPlanner())
+
+
+def test_rewards_observed_in_the_workspace_re_rank_skills(tmp_path):
+    memory = Memory(tmp_path / "memory.jsonl")
+    for reward in (-1.0, -1.0):
+        step = Step(0, "search", Proposal(kind="skill", skill="reciprocal.row", line=16), kept=False, reward=reward)
+        memory.record(step, "k")
+    assert score(next(c for c in load_cards() if c.id == "reciprocal.row"), memory.skill_stats()) == 0.0
+    assert proposals(SearchPlanner(memory=memory))[-1] == "skill:reciprocal.row@16"
+
+
+def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():
+    planner = SearchPlanner()
+    start = State(source=SOFTMAX, kernel="softmax", ms=1.0)
+    exp2 = SOFTMAX.replace("exp(z)", "exp2(z * 1.4426950408889634)")
+    best = State(source=exp2, kernel="softmax", ms=0.8)
+    assert planner.propose(start, []).key() == "skill:reciprocal.row@16"
+    keys = [planner.propose(best, []) for _ in range(4)]
+    # At the best state: its two untried sites; then back at the start, only rewrites not tried anywhere.
+    assert [p.key() for p in keys[:2]] == ["skill:reciprocal.row@16", "skill:num_warps.row@6"]
+    assert keys[2] is None or keys[2].at == digest(SOFTMAX)
+
+
+def test_search_keeps_what_the_timings_favour():
+    result = refine(SOFTMAX, "softmax", SearchPlanner(), budget=8, gate=FakeGate())
+    assert result.skills == ["reciprocal.row", "exp2.row"]
+    assert result.stopped == "planner" and result.gate_runs == 3
