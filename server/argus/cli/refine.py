@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     memory = None if args.no_memory else Memory.for_file(path)
     try:
         planner = make_planner(args, memory)
-    except Exception as problem:
+    except Exception as problem:  # PlannerUnavailable, when a planner checks its server as it starts
         print(f"argus refine: {problem}", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
@@ -73,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("argus refine: interrupted", file=sys.stderr)
             return 1
-        except Exception as problem:
-            print(f"argus refine: {type(problem).__name__}: {problem}", file=sys.stderr)
+        except Exception as problem:  # a planner that stopped working mid-run, or found no LLM server
+            said = str(problem) if planner_unavailable(args, problem) else f"{type(problem).__name__}: {problem}"
+            print(f"argus refine: {said}", file=sys.stderr)
             return 1
     return finish(args, path, source, result)
 
@@ -88,6 +89,15 @@ def pick_kernel(source: str, name: str | None) -> tuple[str | None, str]:
     if len(names) == 1:
         return names[0], ""
     return None, f"name a kernel with --kernel ({', '.join(names) or 'none checks'})"
+
+
+def planner_unavailable(args: argparse.Namespace, problem: Exception) -> bool:
+    """The LLM planner found no server (at its first proposal): its message says what to do."""
+    if args.planner != "llm":
+        return False
+    from argus.agent.llm import PlannerUnavailable
+
+    return isinstance(problem, PlannerUnavailable)
 
 
 def make_planner(args: argparse.Namespace, memory):
