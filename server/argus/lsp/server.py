@@ -182,10 +182,10 @@ async def fetch_configuration(server: ArgusServer) -> None:
 
 
 def create_server() -> ArgusServer:
-    from argus.lsp import code_actions, completion, gate, hover, navigation, semantic_tokens, skill_commands
+    from argus.lsp import code_actions, completion, gate, hover, navigation, refine, semantic_tokens, skill_commands
 
     server = ArgusServer()
     register_lifecycle(server)
-    for feature in (hover, completion, navigation, semantic_tokens, code_actions, gate, skill_commands):
+    for feature in (hover, completion, navigation, semantic_tokens, code_actions, gate, skill_commands, refine):
         feature.register(server)
     return server

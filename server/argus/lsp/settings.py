@@ -4,7 +4,8 @@ On the wire the keys are camelCase under the section `argus`:
 
     {"debounceMs": 150,
      "verify": {"enabled": true, "timeoutMs": 1000},
-     "gate": {"device": "auto", "onSave": false, "timeoutS": 300}}
+     "gate": {"device": "auto", "onSave": false, "timeoutS": 300},
+     "refine": {"planner": "search", "budget": 8, "device": "", "model": "", "host": ""}}
 
 A missing or malformed value keeps its default (and is logged), so a typo in a user's settings never stops
 the server.
@@ -20,6 +21,7 @@ logger = logging.getLogger(__name__)
 
 SECTION = "argus"
 GATE_DEVICES = ("auto", "cpu", "cuda")
+REFINE_PLANNERS = ("search", "llm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,12 +32,24 @@ class Settings:
     gate_device: str = "auto"
     gate_on_save: bool = False
     gate_timeout_s: float = 300.0
+    refine_planner: str = "search"  # argus.refine: the skill search, or an LLM through ollama
+    refine_budget: int = 8  # gate runs of candidates per refine
+    refine_device: str = ""  # where refine's gate runs; empty: gate.device
+    refine_model: str = ""  # llm: the ollama model; empty: the planner's default
+    refine_host: str = ""  # llm: the ollama server; empty: $OLLAMA_HOST, else localhost:11434
 
     def to_wire(self) -> dict[str, Any]:
         return {
             "debounceMs": self.debounce_ms,
             "verify": {"enabled": self.verify_enabled, "timeoutMs": self.verify_timeout_ms},
             "gate": {"device": self.gate_device, "onSave": self.gate_on_save, "timeoutS": self.gate_timeout_s},
+            "refine": {
+                "planner": self.refine_planner,
+                "budget": self.refine_budget,
+                "device": self.refine_device,
+                "model": self.refine_model,
+                "host": self.refine_host,
+            },
         }
 
 
@@ -53,6 +67,14 @@ _WIRE: dict[tuple[str, ...], tuple[str, Any]] = {
         "gate_timeout_s",
         lambda v: isinstance(v, int | float) and not isinstance(v, bool) and 1 <= v <= 3600,
     ),
+    ("refine", "planner"): ("refine_planner", lambda v: v in REFINE_PLANNERS),
+    ("refine", "budget"): (
+        "refine_budget",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1000,
+    ),
+    ("refine", "device"): ("refine_device", lambda v: v == "" or v in GATE_DEVICES),
+    ("refine", "model"): ("refine_model", lambda v: isinstance(v, str)),
+    ("refine", "host"): ("refine_host", lambda v: isinstance(v, str)),
 }
 assert {f for f, _ in _WIRE.values()} == {f.name for f in fields(Settings)}
 
