@@ -66,10 +66,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return undefined;
     }
     try {
-      return await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Argus: refining ${target.kernel ?? "the kernels"}`, cancellable: false },
-        () => client.executeServerCommand(REFINE, target.kernel ? [target.uri, target.kernel] : [target.uri]),
-      );
+      // the server shows the loop's steps as cancellable progress, and its result as a message
+      return await client.executeServerCommand(REFINE, [target.uri, target.kernel ?? null]);
     } catch (error) {
       void vscode.window.showErrorMessage(`Argus refine: ${message(error)}`);
       return undefined;

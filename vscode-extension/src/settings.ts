@@ -3,6 +3,8 @@
 
 export type GateDevice = "auto" | "cpu" | "cuda";
 export const GATE_DEVICES: readonly GateDevice[] = ["auto", "cpu", "cuda"];
+export type RefinePlanner = "search" | "llm";
+export const REFINE_PLANNERS: readonly RefinePlanner[] = ["search", "llm"];
 
 export interface ServerSettings {
   /** Program and arguments that start the server; empty: `<python> -m argus serve`. */
@@ -16,7 +18,8 @@ export interface ArgusSettings {
   debounceMs: number;
   verify: { enabled: boolean; timeoutMs: number };
   gate: { device: GateDevice; onSave: boolean; timeoutS: number };
-  agent: { model: string; host: string };
+  /** argus.refine: planner, gate runs, device ("" = gate.device), and the LLM planner's model and host. */
+  refine: { planner: RefinePlanner; budget: number; device: GateDevice | ""; model: string; host: string };
 }
 
 export const DEFAULTS: ArgusSettings = {
@@ -24,7 +27,7 @@ export const DEFAULTS: ArgusSettings = {
   debounceMs: 150,
   verify: { enabled: true, timeoutMs: 1000 },
   gate: { device: "auto", onSave: false, timeoutS: 300 },
-  agent: { model: "", host: "http://127.0.0.1:11434" },
+  refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
 };
 
 /** Reads one key below `argus.` (e.g. "gate.device"); undefined when unset. */
@@ -65,9 +68,12 @@ export function readSettings(get: SettingGetter, problems: string[] = []): Argus
       onSave: pick("gate.onSave", DEFAULTS.gate.onSave, isBool),
       timeoutS: pick("gate.timeoutS", DEFAULTS.gate.timeoutS, numIn(1, 3600)),
     },
-    agent: {
-      model: pick("agent.model", DEFAULTS.agent.model, isString),
-      host: pick("agent.host", DEFAULTS.agent.host, isString),
+    refine: {
+      planner: pick("refine.planner", DEFAULTS.refine.planner, (v) => REFINE_PLANNERS.includes(v as RefinePlanner)),
+      budget: pick("refine.budget", DEFAULTS.refine.budget, intIn(0, 1000)),
+      device: pick("refine.device", DEFAULTS.refine.device, (v) => v === "" || GATE_DEVICES.includes(v as GateDevice)),
+      model: pick("refine.model", DEFAULTS.refine.model, isString),
+      host: pick("refine.host", DEFAULTS.refine.host, isString),
     },
   };
 }
@@ -78,7 +84,7 @@ export function initializationOptions(settings: ArgusSettings): Record<string, u
     debounceMs: settings.debounceMs,
     verify: { ...settings.verify },
     gate: { ...settings.gate },
-    agent: { ...settings.agent },
+    refine: { ...settings.refine },
   };
 }
 

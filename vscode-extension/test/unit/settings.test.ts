@@ -12,12 +12,12 @@ describe("readSettings", () => {
 
   it("reads nested keys below argus.", () => {
     const settings = readSettings(
-      getter({ "gate.device": "cpu", "gate.onSave": true, debounceMs: 40, "agent.model": "qwen2.5-coder:7b", "server.pythonPath": " /x/python " }),
+      getter({ "gate.device": "cpu", "gate.onSave": true, debounceMs: 40, "refine.model": "qwen2.5-coder:7b", "server.pythonPath": " /x/python " }),
     );
     assert.equal(settings.gate.device, "cpu");
     assert.equal(settings.gate.onSave, true);
     assert.equal(settings.debounceMs, 40);
-    assert.equal(settings.agent.model, "qwen2.5-coder:7b");
+    assert.equal(settings.refine.model, "qwen2.5-coder:7b");
     assert.equal(settings.server.pythonPath, "/x/python");
   });
 
@@ -45,7 +45,7 @@ describe("initializationOptions", () => {
       debounceMs: 150,
       verify: { enabled: true, timeoutMs: 5000 },
       gate: { device: "cuda", onSave: false, timeoutS: 300 },
-      agent: { model: "", host: "http://127.0.0.1:11434" },
+      refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
     });
   });
 });
