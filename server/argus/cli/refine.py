@@ -41,6 +41,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--no-memory", action="store_true", help="neither read nor write .argus/memory.jsonl")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
     parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per gate run")
+    parser.add_argument(
+        "--ceilings-file", metavar="FILE", help="reuse the GPU ceilings in FILE, or measure and write them there"
+    )
+    parser.add_argument("--gpu-lock", metavar="FILE", help="take turns on the GPU with other runs sharing FILE")
     parser.add_argument("--min-speedup", type=float, default=1.01, help="keep from this speedup (default 1.01)")
     parser.set_defaults(run=run)
 
@@ -69,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
         try:
-            result = refine_file(args, source, kernel, planner, memory, Path(scratch) / "ceilings.json")
+            ceilings = Path(args.ceilings_file) if args.ceilings_file else Path(scratch) / "ceilings.json"
+            result = refine_file(args, source, kernel, planner, memory, ceilings)
         except KeyboardInterrupt:
             print("argus refine: interrupted", file=sys.stderr)
             return 1
@@ -121,7 +126,9 @@ def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path)
     # One ceilings file for the session: the GPU's copy and GEMM rates are measured at the first profile only.
     # The loop compares the kernel's own times, so the reference is timed eager only: torch.compile would be
     # compiled and timed again at every gate run.
-    gate = local_gate(args.device, args.timeout, ceilings_file=str(ceilings), references="eager")
+    gate = local_gate(
+        args.device, args.timeout, ceilings_file=str(ceilings), references="eager", gpu_lock=args.gpu_lock
+    )
     print(f"[refine] {args.file}: {kernel}, planner {planner.name}, budget {args.budget} gate runs", file=sys.stderr)
     print("[refine] gating the start", file=sys.stderr, flush=True)
 
