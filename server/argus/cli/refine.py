@@ -181,6 +181,8 @@ def summary(result, args: argparse.Namespace) -> dict:
         "start_ms": result.start.ms,
         "best_ms": result.best.ms,
         "speedup": result.speedup,
+        "eager_ms": eager_ms(gate),
+        "speedup_over_eager": None if eager_ms(gate) is None or not result.best.ms else eager_ms(gate) / result.best.ms,
         "gate_runs": result.gate_runs,
         "budget": args.budget,
         "stopped": result.stopped,
@@ -191,12 +193,19 @@ def summary(result, args: argparse.Namespace) -> dict:
     }
 
 
+def eager_ms(gate: dict) -> float | None:
+    """The PyTorch reference as written, timed in the start's profile (the same inputs as the kernel)."""
+    facts = (gate.get("profile") or {}).get("facts") or {}
+    return (facts.get("eager") or {}).get("ms_median")
+
+
 def table(data: dict) -> str:
     speedup = "-" if data["speedup"] is None else f"{data['speedup']:.3f}×"
     rows = [
         ("start", ms_text(data["start_ms"])),
         ("best", ms_text(data["best_ms"])),
         ("speedup", speedup),
+        ("vs eager", "-" if data["speedup_over_eager"] is None else f"{data['speedup_over_eager']:.2f}×"),
         ("gate runs", f"{data['gate_runs']} of {data['budget']} (the start's run not counted)"),
         ("kept", f"{len(data['kept'])}: {', '.join(data['kept'])}" if data["kept"] else "0"),
         ("stopped", data["stopped"]),
