@@ -73,3 +73,11 @@ class ListPlanner:
 
 def skill(card: str, line: int) -> Proposal:
     return Proposal(kind="skill", skill=card, line=line)
+
+
+def unmeasured_cards():
+    """The library as CPU lineages alone make it (no effect measured): rankings in tests follow evidence only,
+    whatever the committed library has measured since."""
+    from argus.skills.library import load_cards
+
+    return [c.model_copy(update={"effect": [], "effect_status": "not measured"}) for c in load_cards()]

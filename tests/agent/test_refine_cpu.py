@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from agent_fakes import SOFTMAX, softmax_ms
+from agent_fakes import SOFTMAX, softmax_ms, unmeasured_cards
 
 from argus.agent.gates import local_gate, scripted_profile
 from argus.agent.loop import refine
@@ -18,7 +18,7 @@ from argus.agent.search import SearchPlanner
 def test_search_on_the_cpu_keeps_what_the_scripted_timings_imply(tmp_path):
     gate = scripted_profile(local_gate("cpu", 300, ("compile", "correct"), trials=1, seed=0), softmax_ms)
     log = tmp_path / "trajectory.jsonl"
-    result = refine(SOFTMAX, "softmax", SearchPlanner(), budget=2, gate=gate, log=log)
+    result = refine(SOFTMAX, "softmax", SearchPlanner(unmeasured_cards()), budget=2, gate=gate, log=log)
 
     assert result.start.gate["compile"]["status"] == "passed" and result.start.gate["correct"]["status"] == "passed"
     # reciprocal.row ranks first (most evidence), then exp2.row: both correct and faster, both kept.

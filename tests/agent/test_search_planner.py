@@ -3,7 +3,7 @@ determinism, and backing up to an earlier kept state."""
 
 from __future__ import annotations
 
-from agent_fakes import SOFTMAX, FakeGate
+from agent_fakes import SOFTMAX, FakeGate, unmeasured_cards
 
 from argus.agent.loop import refine
 from argus.agent.memory import Memory
@@ -35,12 +35,11 @@ def proposals(planner: SearchPlanner, source: str = SOFTMAX, n: int = 10) -> lis
 
 def test_predicted_effect_is_the_median_of_the_lineage_medians():
     assert predicted_effect(measured("exp2.row", 1.1, 1.5, 1.2)) == 1.2
-    unmeasured = next(c for c in load_cards() if c.id == "exp2.row")
-    assert unmeasured.effect_status == "not measured" and predicted_effect(unmeasured) == 1.0
+    assert predicted_effect(next(c for c in unmeasured_cards() if c.id == "exp2.row")) == 1.0
 
 
 def test_ranks_by_predicted_effect_then_evidence():
-    cards = [c for c in load_cards() if c.id.endswith(".row")]
+    cards = [c for c in unmeasured_cards() if c.id.endswith(".row")]
     # Nothing measured: reciprocal.row has the most evidence (2), then card id breaks the tie.
     assert proposals(SearchPlanner(cards)) == ["skill:reciprocal.row@16", "skill:exp2.row@14", "skill:num_warps.row@6"]
     faster = [measured("num_warps.row", 1.3) if c.id == "num_warps.row" else c for c in cards]
@@ -58,12 +57,13 @@ def test_rewards_observed_in_the_workspace_re_rank_skills(tmp_path):
     for reward in (-1.0, -1.0):
         step = Step(0, "search", Proposal(kind="skill", skill="reciprocal.row", line=16), kept=False, reward=reward)
         memory.record(step, "k")
-    assert score(next(c for c in load_cards() if c.id == "reciprocal.row"), memory.skill_stats()) == 0.0
-    assert proposals(SearchPlanner(memory=memory))[-1] == "skill:reciprocal.row@16"
+    cards = unmeasured_cards()
+    assert score(next(c for c in cards if c.id == "reciprocal.row"), memory.skill_stats()) == 0.0
+    assert proposals(SearchPlanner(cards, memory=memory))[-1] == "skill:reciprocal.row@16"
 
 
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():
-    planner = SearchPlanner()
+    planner = SearchPlanner(unmeasured_cards())
     start = State(source=SOFTMAX, kernel="softmax", ms=1.0)
     exp2 = SOFTMAX.replace("exp(z)", "exp2(z * 1.4426950408889634)")
     best = State(source=exp2, kernel="softmax", ms=0.8)
@@ -75,6 +75,6 @@ def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():
 
 
 def test_search_keeps_what_the_timings_favour():
-    result = refine(SOFTMAX, "softmax", SearchPlanner(), budget=8, gate=FakeGate())
+    result = refine(SOFTMAX, "softmax", SearchPlanner(unmeasured_cards()), budget=8, gate=FakeGate())
     assert result.skills == ["reciprocal.row", "exp2.row"]
     assert result.stopped == "planner" and result.gate_runs == 3
