@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from argus.lsp.convert import overlaps
 from argus.lsp.diagnostics import STAGES
+from argus.lsp.document_edits import versioned_edit
 from argus.lsp.guard import guarded
 from argus.lsp.skill_commands import SkillTarget, skill_command
 from argus.skills.provider import Edit, SkillRequest
@@ -168,7 +169,4 @@ async def skill_actions(
 
 def workspace_edit(server: ArgusServer, snapshot: Snapshot, edits: tuple[Edit, ...]) -> types.WorkspaceEdit:
     text_edits = [types.TextEdit(range=snapshot.positions.range(e.span), new_text=e.new_text) for e in edits]
-    if server.client_supports("workspace", "workspace_edit", "document_changes"):
-        document = types.OptionalVersionedTextDocumentIdentifier(uri=snapshot.uri, version=snapshot.version)
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=text_edits)])
-    return types.WorkspaceEdit(changes={snapshot.uri: text_edits})
+    return versioned_edit(server, snapshot.uri, snapshot.version, text_edits)

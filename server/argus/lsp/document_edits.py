@@ -40,16 +40,22 @@ def point(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1)
 
 
+def versioned_edit(server: ArgusServer, uri: str, version: int, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+    """`edits` to document `uri` at `version`; versioned where the client supports document changes, so the
+    client refuses an edit made for an older text instead of misapplying it."""
+    if server.client_supports("workspace", "workspace_edit", "document_changes"):
+        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
+    return types.WorkspaceEdit(changes={uri: edits})
+
+
 def workspace_edit(server: ArgusServer, uri: str, version: int, before: str, after: str) -> types.WorkspaceEdit:
     change = minimal_change(before, after)
     edits = []
     if change is not None:
         r = server.positions(before).range(change.span)
         edits.append(types.TextEdit(range=r, new_text=change.new_text))
-    if server.client_supports("workspace", "workspace_edit", "document_changes"):
-        document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-        return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
-    return types.WorkspaceEdit(changes={uri: edits})
+    return versioned_edit(server, uri, version, edits)
 
 
 async def apply(server: ArgusServer, uri: str, version: int, before: str, after: str, label: str) -> str | None:
