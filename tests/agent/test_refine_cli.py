@@ -38,3 +38,12 @@ def test_usage_errors_exit_2(tmp_path):
     kernel = tmp_path / "k.argus"
     kernel.write_text((ROOT / "examples" / "vector_add.argus").read_text())
     assert argus(str(kernel), "--kernel", "nope", cwd=tmp_path).returncode == 2
+
+
+def test_an_llm_planner_without_a_server_exits_1_before_any_gate_run(tmp_path):
+    kernel = tmp_path / "k.argus"
+    kernel.write_text((ROOT / "examples" / "vector_add.argus").read_text())
+    done = argus(str(kernel), "--planner", "llm", "--host", "http://127.0.0.1:9", "--device", "cpu", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "no Ollama server answers at http://127.0.0.1:9" in done.stderr and "--planner search" in done.stderr
+    assert "[refine] gating the start" not in done.stderr

@@ -64,11 +64,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"argus refine: {path}: {problem}", file=sys.stderr)
         return 2
     from argus.agent.memory import Memory
+    from argus.agent.planners import make_planner
 
     memory = None if args.no_memory else Memory.for_file(path)
     try:
-        planner = make_planner(args, memory)
-    except Exception as problem:  # PlannerUnavailable, when a planner checks its server as it starts
+        planner = make_planner(args.planner, memory=memory, seed=args.seed, model=args.model, host=args.host)
+    except Exception as problem:  # PlannerUnavailable: the LLM planner's server does not answer
         print(f"argus refine: {problem}", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("argus refine: interrupted", file=sys.stderr)
             return 1
-        except Exception as problem:  # a planner that stopped working mid-run, or found no LLM server
+        except Exception as problem:  # a planner that stopped working mid-run (an LLM server gone or too slow)
             said = str(problem) if planner_unavailable(args, problem) else f"{type(problem).__name__}: {problem}"
             print(f"argus refine: {said}", file=sys.stderr)
             return 1
@@ -97,26 +98,12 @@ def pick_kernel(source: str, name: str | None) -> tuple[str | None, str]:
 
 
 def planner_unavailable(args: argparse.Namespace, problem: Exception) -> bool:
-    """The LLM planner found no server (at its first proposal): its message says what to do."""
+    """The LLM planner lost its server mid-run: its message says what to do."""
     if args.planner != "llm":
         return False
     from argus.agent.llm import PlannerUnavailable
 
     return isinstance(problem, PlannerUnavailable)
-
-
-def make_planner(args: argparse.Namespace, memory):
-    if args.planner == "llm":
-        from argus.agent.llm import LlmPlanner
-
-        return LlmPlanner(model=args.model, host=args.host, memory=memory)
-    if args.planner == "random":
-        from argus.agent.randomized import RandomPlanner
-
-        return RandomPlanner(seed=args.seed)
-    from argus.agent.search import SearchPlanner
-
-    return SearchPlanner(memory=memory)
 
 
 def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path):

@@ -27,18 +27,11 @@ def run_loop(request: dict[str, Any], cancel: threading.Event, on_step) -> Any:
     from argus.agent.gates import local_gate
     from argus.agent.loop import refine
     from argus.agent.memory import Memory
+    from argus.agent.planners import make_planner
 
     path = request.get("path")
     memory = Memory.for_file(path) if path else None
-    if request["planner"] == "llm":
-        from argus.agent.llm import LlmPlanner
-
-        planner = LlmPlanner(model=request.get("model") or "", host=request.get("host") or None, memory=memory)
-        planner.check_reachable()
-    else:
-        from argus.agent.search import SearchPlanner
-
-        planner = SearchPlanner(memory=memory)
+    planner = make_planner(request["planner"], memory=memory, model=request.get("model"), host=request.get("host"))
     gate = local_gate(request["device"], float(request["timeout_s"]))
     return refine(
         request["source"], request["kernel"], planner, budget=int(request["budget"]), gate=gate, path=path,
