@@ -52,6 +52,12 @@ class RefineResult:
         return self.start.ms / self.best.ms
 
     @property
+    def start_status(self) -> dict[str, str | None]:
+        """Each gate stage's status for the kernel as written (None: the stage is missing from its result)."""
+        gate = self.start.gate or {}
+        return {stage: (gate.get(stage) or {}).get("status") for stage in ("compile", "correct", "profile")}
+
+    @property
     def skills(self) -> list[str]:
         """The kept sequence: skill ids, or the proposal kind for an edit."""
         return [s.proposal.skill or s.proposal.kind for s in self.kept]

@@ -160,6 +160,7 @@ def summary(result, args: argparse.Namespace) -> dict:
     from argus.agent.trajectory import step_json
 
     gate = result.start.gate or {}
+    eager = eager_ms(gate)
     return {
         "file": args.file,
         "kernel": result.kernel,
@@ -168,13 +169,13 @@ def summary(result, args: argparse.Namespace) -> dict:
         "start_ms": result.start.ms,
         "best_ms": result.best.ms,
         "speedup": result.speedup,
-        "eager_ms": eager_ms(gate),
-        "speedup_over_eager": None if eager_ms(gate) is None or not result.best.ms else eager_ms(gate) / result.best.ms,
+        "eager_ms": eager,
+        "speedup_over_eager": None if eager is None or not result.best.ms else eager / result.best.ms,
         "gate_runs": result.gate_runs,
         "budget": args.budget,
         "stopped": result.stopped,
         "kept": result.skills,
-        "start_gate": {stage: (gate.get(stage) or {}).get("status") for stage in ("compile", "correct", "profile")},
+        "start_gate": result.start_status,
         "notes": notes(result),
         "steps": [step_json(s) for s in result.steps],
     }

@@ -70,7 +70,7 @@ def done_event(result: Any, device: str) -> dict[str, Any]:
         "stopped": result.stopped,
         "start_ms": result.start.ms,
         "device": start_gate.get("device") or device,
-        "start_status": {s: (start_gate.get(s) or {}).get("status") for s in ("compile", "correct", "profile")},
+        "start_status": result.start_status,
         "profile_message": profile.get("message") or "",
         "last_feedback": next((s.feedback.message for s in reversed(result.steps) if s.feedback), ""),
     }
