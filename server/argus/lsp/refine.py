@@ -34,6 +34,7 @@ from pygls.uris import to_fs_path
 
 from argus.lsp import document_edits
 from argus.lsp.guard import guarded
+from argus.lsp.settings import GATE_DEVICES, REFINE_PLANNERS
 
 if TYPE_CHECKING:
     from argus.lsp.documents import DocumentState
@@ -220,9 +221,9 @@ async def prepare(server: ArgusServer, arguments: tuple[Any, ...]) -> RefineJob 
     planner = options.get("planner", settings.refine_planner)
     budget = options.get("budget", settings.refine_budget)
     device = options.get("device") or settings.refine_device or settings.gate_device
-    if planner not in ("search", "llm") or not isinstance(budget, int) or budget < 0:
+    if planner not in REFINE_PLANNERS or not isinstance(budget, int) or budget < 0:
         return f"argus.refine: planner is search or llm and budget a count of gate runs; got {planner!r}, {budget!r}"
-    if device not in ("auto", "cpu", "cuda"):
+    if device not in GATE_DEVICES:
         return f"argus.refine: device is auto, cpu or cuda; got {device!r}"
     return RefineJob(
         uri, kernel, snapshot.version, snapshot.text, planner, budget, device,
@@ -248,11 +249,13 @@ async def run(server: ArgusServer, job: RefineJob) -> dict[str, Any]:
             try:
                 event = json.loads(raw)
             except ValueError:
-                logger.warning("refine worker: not a JSON line: %r", raw[:200])
+                event = None
+            if not isinstance(event, dict) or "event" not in event:
+                logger.warning("refine worker: not an event line: %r", raw[:200])
                 continue
             if event["event"] == "step":
                 job.steps.append(event)
-                report(server, token, step_message(event, job.budget), event, job)
+                report(server, token, step_message(event, job.budget), job)
             elif event["event"] != "started":
                 final = event
     except asyncio.CancelledError:
@@ -367,7 +370,7 @@ async def begin_progress(server: ArgusServer, job: RefineJob) -> str | None:
     return token
 
 
-def report(server: ArgusServer, token: str | None, message: str, event: dict[str, Any], job: RefineJob) -> None:
+def report(server: ArgusServer, token: str | None, message: str, job: RefineJob) -> None:
     if token is None:
         return
     used = sum(step.get("gate_runs", 0) for step in job.steps)
