@@ -237,3 +237,14 @@ def test_the_refine_settings_are_read_under_argus_refine_and_checked():
     assert (settings.refine_planner, settings.refine_budget, settings.refine_device) == ("llm", 2, "cuda")
     assert settings.to_wire()["refine"] == wire["argus"]["refine"]
     assert apply(Settings(), {"refine": {"planner": "gpt", "budget": -1, "device": "tpu"}}) == Settings()
+
+
+async def test_a_kept_result_for_a_document_closed_meanwhile_changes_nothing_and_says_so():
+    from argus.lsp.refine import finish
+
+    server = StubServer(None)
+    summary = await finish(server, finished_job(3), None, done_event())
+    assert summary["outcome"] == "none"
+    closed = "kept num_warps.row, exp2.row, but the document was closed; nothing was changed."
+    assert summary["message"] == f"Refine of k: {closed}"
+    assert server.edits == [] and server.requests == [] and server.messages == [summary["message"]]

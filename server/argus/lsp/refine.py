@@ -295,14 +295,18 @@ async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: 
         decision = decide(outcome, job.text, job.version, current)
         summary |= {"kept": list(outcome.kept), "speedup": outcome.speedup, "gate_runs": outcome.gate_runs}
         summary |= {"stopped": outcome.stopped, "outcome": decision.action, "message": decision.message}
-        if decision.action == "apply" and state is not None:
+        if decision.action != "none" and state is None:
+            closed = f"kept {', '.join(outcome.kept)}, but the document was closed; nothing was changed."
+            summary |= {"outcome": "none", "message": f"Refine of {job.kernel}: {closed}"}
+            kind = types.MessageType.Warning
+        elif decision.action == "apply":
             failure = await document_edits.apply(
                 server, job.uri, job.version, job.text, outcome.best, f"Refine {job.kernel}"
             )
             if failure is not None:
                 summary |= {"outcome": "none", "message": f"Refine of {job.kernel}: not applied: {failure}."}
                 kind = types.MessageType.Warning
-        elif decision.action == "offer" and state is not None:
+        elif decision.action == "offer":
             task = asyncio.create_task(offer(server, state, job, outcome, decision.message))
             OFFERS.add(task)  # the loop keeps only a weak reference to a task
             task.add_done_callback(OFFERS.discard)
