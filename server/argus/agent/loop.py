@@ -24,7 +24,7 @@ from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Planner, Proposal, State, Step
 from argus.agent.trajectory import TrajectoryLog
 from argus.agent.verdicts import correct_and_compiled, gate_failure, ms_of, no_timing, reward_of
-from argus.gate.result import GateResult
+from argus.gate.result import GateError, GateResult
 from argus.skills.apply import digest, plan
 from argus.skills.library import card_by_id
 
@@ -110,7 +110,9 @@ class _Run:
         try:
             result = self.gate(state.source, self.kernel)
         except ValueError as problem:  # the gate refuses the request itself (no such kernel, ...)
-            result = GateResult(kernel=self.kernel, device="none", errors=[_gate_error(str(problem))])
+            result = GateResult(
+                kernel=self.kernel, device="none", errors=[GateError(code="AR505", message=str(problem))]
+            )
         state.gate = result.model_dump(mode="json")
         state.ms = ms_of(result)
         return state
@@ -241,9 +243,3 @@ class _Refused(Exception):
     def __init__(self, stage: str, message: str, data: dict[str, Any]):
         super().__init__(message)
         self.feedback = Feedback(stage, message, data)  # type: ignore[arg-type]
-
-
-def _gate_error(message: str):
-    from argus.gate.result import GateError
-
-    return GateError(code="AR505", message=message)
