@@ -10,6 +10,7 @@ model's context window.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,8 @@ from argus.agent.plan import State, Step
 from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.matcher import match
+
+logger = logging.getLogger(__name__)
 
 MAX_SOURCE_CHARS = 16_000
 MAX_DIAGNOSTICS = 8
@@ -141,7 +144,8 @@ def skill_matches(state: State, cards: list[Card]) -> list[dict[str, Any]]:
     Match.to_json() plus every line it matches at, and the card's preconditions and risks."""
     try:
         doc = Document.parse(state.source)
-    except Exception:  # a source that does not parse has no sites; its diagnostics say why
+    except Exception:  # the checker turns bad input into diagnostics, so this is a bug: the prompt goes on without
+        logger.exception("no skill matches for the prompt: the source could not be read")
         return []
     kernel = next((k for k in doc.kernels() if k.name == state.kernel), None)
     if kernel is None:
@@ -152,6 +156,7 @@ def skill_matches(state: State, cards: list[Card]) -> list[dict[str, Any]]:
         try:
             matches = match(doc, line, cards)
         except Exception:  # one transform failing on an odd kernel must not take the prompt down
+            logger.warning("skill matching failed at line %d; the prompt leaves it out", line + 1, exc_info=True)
             continue
         for m in matches:
             entry = m.to_json()
