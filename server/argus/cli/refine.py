@@ -3,7 +3,7 @@ and is faster (docs/agent.md).
 
     argus refine FILE [--kernel NAME] [--planner search|random|llm] [--budget N] [--device auto|cpu|cuda]
                  [--seed S] [--model M] [--host URL] [--log FILE.jsonl] [-o OUT.argus | --write]
-                 [--no-memory] [--json] [--timeout S]
+                 [--no-memory] [--json] [--timeout S] [--min-speedup X] [--ceilings-file FILE] [--gpu-lock FILE]
 
 Progress goes to stderr, one line a step, then a summary. The best source goes to OUT (-o), replaces FILE
 (--write), or is printed as a unified diff. Exit status: 0 when the run finished (even with nothing kept),
