@@ -56,29 +56,23 @@ class Exp2(Transform):
     preconditions: tuple[str, ...] = ("still_checks",)
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:
-        found = []
-        for call in calls(kernel, "exp"):
-            if len(call.args) != 1:
-                continue
-            text = doc.source(call.args[0].span)
-            inner = strip_factor(text, LN2)
-            new = f"exp2({inner})" if inner is not None else f"exp2({times(call.args[0], text, LOG2E)})"
-            found.append(
-                self.app("forward", kernel, call.span, "exp → exp2 with log2(e) folded", {}, [Edit(call.span, new)])
-            )
-        return found
+        return self.swap(doc, kernel, ("exp", "exp2"), LN2, LOG2E, "forward", "exp → exp2 with log2(e) folded")
 
     def inverse_sites(self, doc, kernel, facts) -> list[Application]:
+        return self.swap(doc, kernel, ("exp2", "exp"), LOG2E, LN2, "inverse", "undo exp2: exp(x) as written")
+
+    def swap(self, doc, kernel, names, cancels, factor, direction, title) -> list[Application]:
+        """Each one-argument call `old(x)` as `new(x * factor)`, or as `new(y)` when x is `y * cancels` (the
+        factor a previous rewrite folded in), so forward and inverse undo each other exactly."""
+        old, new = names
         found = []
-        for call in calls(kernel, "exp2"):
+        for call in calls(kernel, old):
             if len(call.args) != 1:
                 continue
             text = doc.source(call.args[0].span)
-            inner = strip_factor(text, LOG2E)
-            new = f"exp({inner})" if inner is not None else f"exp({times(call.args[0], text, LN2)})"
-            found.append(
-                self.app("inverse", kernel, call.span, "undo exp2: exp(x) as written", {}, [Edit(call.span, new)])
-            )
+            inner = strip_factor(text, cancels)
+            rewritten = f"{new}({inner})" if inner is not None else f"{new}({times(call.args[0], text, factor)})"
+            found.append(self.app(direction, kernel, call.span, title, {}, [Edit(call.span, rewritten)]))
         return found
 
 
