@@ -2,6 +2,7 @@
 baseline with the same gate budget (bench/heldout_device.sh runs them on a GPU).
 
     python bench/heldout.py table skills/heldout/results/h200-2026-11-30
+    python bench/heldout.py predict skills/heldout/results/h200-2026-11-30    # cards' predictions vs measured
 """
 
 from __future__ import annotations
@@ -59,12 +60,77 @@ def table(runs: dict[str, dict[str, dict]]) -> str:
     return "\n".join(rows)
 
 
+def observed_steps(folder: Path) -> list[tuple[str, str, float]]:
+    """(kernel, skill, measured speedup of the candidate over the state it was applied to) for every gated step."""
+    found = []
+    for path in sorted(folder.glob("*.jsonl")):
+        kernel = path.stem.rsplit(".", 1)[0]
+        for line in path.read_text(encoding="utf-8").splitlines():
+            step = json.loads(line)
+            skill, before, after = step["proposal"].get("skill"), step.get("ms_before"), step.get("ms_after")
+            if skill and before and after:
+                found.append((kernel, skill, before / after))
+    return found
+
+
+def ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    result = [0.0] * len(values)
+    i = 0
+    while i < len(order):  # ties share their mean rank
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            result[order[k]] = (i + j) / 2
+        i = j + 1
+    return result
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sx = math.sqrt(sum((a - mx) ** 2 for a in rx))
+    sy = math.sqrt(sum((b - my) ** 2 for b in ry))
+    return cov / (sx * sy) if sx and sy else float("nan")
+
+
+def predict(folder: Path) -> str:
+    """How well the committed cards' effects predict what each skill measured on the held-out kernels."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+    from argus.agent.sites import predicted_effect
+    from argus.skills.library import load_cards
+
+    cards = {c.id: c for c in load_cards()}
+    steps = [(k, s, got) for k, s, got in observed_steps(folder) if s in cards]
+    by_skill: dict[str, list[float]] = {}
+    for _, skill, got in steps:
+        by_skill.setdefault(skill, []).append(got)
+    rows = ["| skill | predicted | measured on held-out (median, n) | min–max |", "| --- | ---: | ---: | ---: |"]
+    for skill, got in sorted(by_skill.items(), key=lambda item: -predicted_effect(cards[item[0]])):
+        median = sorted(got)[len(got) // 2]
+        rows.append(
+            f"| {skill} | {predicted_effect(cards[skill]):.3f}× | {median:.3f}× ({len(got)}) "
+            f"| {min(got):.3f}–{max(got):.3f} |"
+        )
+    predicted = [predicted_effect(cards[s]) for _, s, _ in steps]
+    measured = [got for _, _, got in steps]
+    rows.append(f"\nSpearman rank correlation over {len(steps)} gated steps: {spearman(predicted, measured):.2f}")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     show = sub.add_parser("table", help="print the markdown table of a results folder")
     show.add_argument("folder", type=Path)
+    guess = sub.add_parser("predict", help="the committed cards' predictions against the measured steps")
+    guess.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "predict":
+        print(predict(args.folder))
+        return 0
     runs = load(args.folder)
     if not runs:
         print(f"no refine summaries (*.json) in {args.folder}", file=sys.stderr)
