@@ -179,3 +179,10 @@ def test_a_statement_in_nested_loops_is_one_site():
     nested = nested.replace("\n        ", "\n          ").replace("\n          acc = zeros", "\n        acc = zeros")
     doc = Document.parse(nested)
     assert len(TRANSFORMS["dot_accumulator"].forward(doc)) == 1
+
+
+@pytest.mark.parametrize(("before", "after"), [(4, 8), (6, 8), (16, 32), (32, None)])
+def test_more_warps_goes_to_the_next_valid_num_warps(before, after):
+    text = NAIVE_GEMM.replace("num_warps = 4 tune [4, 8]", f"num_warps = {before}")
+    found = [a for a in forward("num_warps", text) if a.params.get("setting") == "num_warps"]
+    assert [a.params["to"] for a in found] == ([after] if after else [])

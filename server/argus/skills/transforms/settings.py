@@ -162,7 +162,8 @@ class NumWarps(SettingTransform):
     plain: int = 4
 
     def up(self, value, setting):
-        return value * 2
+        """The next valid num_warps (a power of two up to 32): 4 → 8, and a stray 6 → 8, never 12."""
+        return 1 << value.bit_length() if 0 < value < 32 else None
 
 
 @dataclass(frozen=True)
