@@ -115,7 +115,7 @@ async def test_edits_carry_the_version_they_were_computed_for(client, uri):
     assert edit.range.start.line == typo.range.start.line
 
 
-async def test_library_skills_sit_beside_the_builtin_ones_and_carry_the_command_that_applies_and_gates(client, uri):
+async def test_library_skills_replace_the_same_builtin_edit_and_carry_the_command_that_applies_and_gates(client, uri):
     from argus.skills.apply import plan
     from argus.skills.library import card_by_id, load_cards
 
@@ -126,7 +126,11 @@ async def test_library_skills_sit_beside_the_builtin_ones_and_carry_the_command_
     found = await actions_at(client, uri, line_of(NEXT_K, "for k0"))
     actions = [a for a in found if isinstance(a, types.CodeAction)]
     titles = [a.title for a in actions if a.kind == types.CodeActionKind.RefactorRewrite]
-    assert any(t.startswith("Software pipelining: num_stages 3 → 4") for t in titles)  # the built-in one stays
+    # the built-in pipelining step and the library's card make the same edit: one entry, the library's
+    assert [t for t in titles if "num_stages 3 → 4" in t] == [
+        next(t for t in titles if t.startswith("Skill: Software pipelining: num_stages 3 → 4"))
+    ]
+    assert any(t.startswith("Retune ") for t in titles)  # the built-in retune steps stay beside the library
     library = [a for a in actions if a.title.startswith("Skill: ") and a.disabled is None]
     assert library, titles
     assert all(a.data["gate_after"] and a.data["skill"].endswith(".dot") for a in library)

@@ -87,4 +87,21 @@ class ProviderRegistry:
                 found.extend(provider.actions(request))
             except Exception:  # a broken skill must not take the light bulb away from the others
                 logger.exception("skill provider %s failed", provider.name)
-        return found
+        return without_repeats(found)
+
+
+def without_repeats(actions: list[SkillAction]) -> list[SkillAction]:
+    """One action per change: where two providers offer the same edits (a built-in pipelining step and the
+    library's card for it), the one followed by a gate run (the library's, which carries evidence) takes the
+    place of the first in the list, so menus keep their order."""
+    kept: list[SkillAction] = []
+    where: dict[tuple[Edit, ...], int] = {}
+    for action in actions:
+        key = tuple(sorted(action.edits, key=lambda e: (e.span.line, e.span.col, e.new_text)))
+        if not action.edits or key not in where:
+            if action.edits:
+                where[key] = len(kept)
+            kept.append(action)
+        elif action.gate_after and not kept[where[key]].gate_after:
+            kept[where[key]] = action
+    return kept
