@@ -33,6 +33,17 @@ async def published(client: LanguageClient, uri: str, version: int, nth: int = 1
     raise AssertionError(f"no publishDiagnostics for {uri} version {version}; seen {seen}")
 
 
+def record_gate_results(client: LanguageClient) -> list:
+    """The server's `argus/gateResult` notifications (VS Code's extension shows them in its status bar)."""
+    results: list = []
+
+    @client.feature("argus/gateResult")
+    def gate_result(params) -> None:
+        results.append(params)
+
+    return results
+
+
 def replace_all(client: LanguageClient, uri: str, version: int, old: str, new: str) -> None:
     """An incremental change replacing the whole of `old` (as an editor sends after select-all and type)."""
     lines = old.split("\n")

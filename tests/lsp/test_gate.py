@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from lsp_support import EXAMPLES, open_document, published
+from lsp_support import EXAMPLES, open_document, published, record_gate_results
 from lsprotocol import types
 
 BUGGY = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
@@ -42,9 +42,14 @@ def run_gate(client, uri: str, msg_id: str):
 
 
 async def test_a_gate_run_reports_its_stages_as_diagnostics_and_a_code_lens(vscode, uri):
+    notifications = record_gate_results(vscode)
     open_document(vscode, uri, BUGGY)
     await published(vscode, uri, 1)
     result = await run_gate(vscode, uri, "gate-run")
+    # argus/gateResult, sent before the answer, says the same (the status bar ends the same from either)
+    (notified,) = notifications
+    assert (notified.uri, notified.version, notified.kernels, notified.cancelled) == (uri, 1, result["kernels"], False)
+    assert [(r.kernel, r.correct.status) for r in notified.results] == [("matmul_next_k", "failed")]
     (kernel,) = result["results"]
     assert kernel["compile"]["status"] == "passed"
     assert kernel["correct"]["status"] == "failed"  # B one block ahead: the numbers are wrong, as verified

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_support import EXAMPLES, open_document, published, replace_all
+from lsp_support import EXAMPLES, open_document, published, record_gate_results, replace_all
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -99,6 +99,34 @@ async def test_a_library_skill_is_applied_by_its_command_and_gated(client, uri):
         (reports,) = client.progress_reports.values()
         assert [type(r).__name__ for r in (reports[0], reports[-1])] == ["WorkDoneProgressBegin", "WorkDoneProgressEnd"]
         assert reports[0].title == "Argus gate"
+
+
+async def test_a_skill_triggered_gate_run_ends_with_an_argus_gate_result_notification(vscode, uri):
+    record_apply_edits(vscode)
+    vscode.versions = {uri: 1}
+    notifications = record_gate_results(vscode)
+    open_document(vscode, uri, VECTOR_ADD)
+    await published(vscode, uri, 1)
+    line = VECTOR_ADD.split("\n").index("    policy num_warps = 4")
+    action = await skill_action(vscode, uri, line, TITLE)
+    answer = await execute(vscode, action.command)
+    assert answer["applied"] is True and answer["gate"]["kernels"] == ["vector_add"], answer
+    assert notifications == []  # the run has only started
+
+    for _ in range(1200):  # the gate's compile and correct on the CPU
+        if notifications:
+            break
+        await asyncio.sleep(0.1)
+    (result,) = notifications
+    assert result.uri == uri and result.version == 2  # the edited text
+    assert result.device == "cpu" and result.kernels == ["vector_add"]
+    assert result.cancelled is False and result.error is None
+    (kernel,) = result.results
+    assert kernel.kernel == "vector_add"
+    assert kernel.compile.status == "passed" and kernel.correct.status == "passed"
+    assert kernel.profile.status == "skipped"  # no GPU here
+    lenses = await vscode.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    assert lenses[0].command.title.startswith("✓ compile") and "✓ correct" in lenses[0].command.title
 
 
 async def test_a_skill_whose_precondition_no_longer_holds_is_refused_by_name(vscode, uri):

@@ -36,7 +36,8 @@ export class ArgusClient implements vscode.Disposable {
   private pythonWatch: vscode.Disposable | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly gateEmitter = new vscode.EventEmitter<unknown>();
-  /** A gate run ended that this extension did not ask for (gate on save), as the server reports it. */
+  /** A gate run ended (`argus/gateResult`): any run, including those this extension did not ask for (a skill,
+   * gate on save); for argus.runGate it comes just before the command's answer, with the same content. */
   readonly onGateResult = this.gateEmitter.event;
   readonly onDidChangeState = this.stateEmitter.event;
   private current: ServerState = "stopped";

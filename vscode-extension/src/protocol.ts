@@ -4,8 +4,8 @@
 export const RUN_GATE = "argus.runGate";
 /** workspace/executeCommand: ask the agent to refine [uri, kernel?] (only when the server lists it). */
 export const REFINE = "argus.refine";
-/** Notification the server may send when any gate run ends (on save, from a code lens): the same payload as
- * the answer of argus.runGate. The client shows it in the status bar. */
+/** Notification the server sends when any gate run ends (argus.runGate, a skill's argus.applySkill, on save): the
+ * same payload as the answer of argus.runGate. The client shows it in the status bar. */
 export const GATE_RESULT_NOTIFICATION = "argus/gateResult";
 /** The code action kind of optimization skills (server/argus/lsp/code_actions.py SKILL_KIND). */
 export const SKILL_KIND = "refactor.rewrite";

@@ -4,7 +4,9 @@ The gate runs in its own child process (`argus.gate.run_gate_async`); this modul
 server never imports torch or triton. A run can be cancelled three ways, each of which cancels the task and so
 kills the gate's process: `$/cancelRequest` for the executeCommand request, the cancel button of its work-done
 progress, or the `argus.cancelGate` command. Results become diagnostics with the source `argus-gate` and a
-code lens above each kernel.
+code lens above each kernel, and every run ends with the notification `argus/gateResult` whatever started it
+(`argus.runGate`, `argus.applySkill`, a save): its params are what `argus.runGate` answers, so an editor can show
+the last result (VS Code's status bar) without having asked for the run.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 RUN_GATE = "argus.runGate"
 CANCEL_GATE = "argus.cancelGate"
+GATE_RESULT = "argus/gateResult"
 SOURCE = "argus-gate"
 
 
@@ -133,6 +136,7 @@ async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -
     run = GateRun(snapshot.version if snapshot else state.version, [], settings.gate_device)
     if snapshot is None:
         run.error = "the document has not been checked yet"
+        notify_result(server, state.uri, run)
         return run
     names = list(snapshot.check.analysis.kernels)
     if kernel is not None:
@@ -147,6 +151,7 @@ async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -
         run.error = f"no kernel named {kernel}" if kernel else "the document has no kernel"
     if run.error is not None:
         server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=run.error))
+        notify_result(server, state.uri, run)
         return run
     previous = state.gate
     if previous is not None and previous.task is not None and not previous.task.done():
@@ -186,6 +191,16 @@ async def execute(server: ArgusServer, state: DocumentState, snapshot: Snapshot,
             state.results[GATE] = SourceResult(snapshot.version, gate_diagnostics(snapshot, run))
             server.diagnostics.publish(state)
         refresh_lenses(server)
+        if state.gate is run:  # a run that a newer one replaced says nothing: the newer one will
+            notify_result(server, state.uri, run)
+
+
+def notify_result(server: ArgusServer, uri: str, run: GateRun) -> None:
+    """`argus/gateResult` with the run's summary, the same object `argus.runGate` answers."""
+    try:
+        server.protocol.notify(GATE_RESULT, run.summary(uri))
+    except Exception:  # a client gone meanwhile: the run's other results stand
+        logger.exception("could not send %s for %s", GATE_RESULT, uri)
 
 
 # ---- progress -------------------------------------------------------------------------------------------
