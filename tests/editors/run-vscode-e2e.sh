@@ -47,7 +47,14 @@ session() {
   mkdir -p "$dir/ws/.vscode" "$dir/user/User" "$dir/ext" "$ART/$name"
   cp "$REPO/examples/buggy/matmul_bugs.argus" "$REPO/examples/buggy/matmul_next_k.argus" "$REPO/examples/vector_add.argus" "$dir/ws/"
   cp "$REPO/examples/buggy/matmul_next_k.argus" "$dir/ws/pipelining.argus"
-  printf '{ "argus.server.pythonPath": "%s", "argus.gate.device": "cpu" }\n' "$python" > "$dir/ws/.vscode/settings.json"
+  # copies of vector_add for the skill-then-gate and the refine scenarios, so each starts from the example; in
+  # warps.argus the kernel is renamed add_warps, so that its gate result in the status bar (one item for all
+  # files) cannot be mistaken for the gate scenario's result for vector_add
+  sed 's/\bvector_add\b/add_warps/g' "$REPO/examples/vector_add.argus" > "$dir/ws/warps.argus"
+  cp "$REPO/examples/vector_add.argus" "$dir/ws/refine.argus"
+  # refine's budget 1: one candidate gated on the CPU, where nothing can be kept (no profile) anyway
+  printf '{ "argus.server.pythonPath": "%s", "argus.gate.device": "cpu", "argus.refine.budget": 1 }\n' "$python" \
+    > "$dir/ws/.vscode/settings.json"
   cat > "$dir/user/User/settings.json" <<'JSON'
 { "security.workspace.trust.enabled": false, "workbench.startupEditor": "none", "telemetry.telemetryLevel": "off",
   "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false, "update.mode": "none",

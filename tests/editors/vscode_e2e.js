@@ -5,8 +5,10 @@
 //
 // Each scenario opens a file of the workspace and checks what a user sees: the squiggle, the Problems entry
 // with its code, an action in the light-bulb menu (Ctrl+.) or in "Argus: Show Skills at Cursor", and the
-// document after applying it (saved, then read from disk). Screenshots go to ARTIFACTS_DIR. Exit status 0 only
-// when every scenario passed.
+// document after applying it (saved, then read from disk); the status bar and code lens after a gate run (Argus:
+// Run Gate, or the run the server starts after a library skill); the message a command ends with (Argus: Refine
+// Kernel) and a document it left unchanged. Screenshots go to ARTIFACTS_DIR. Exit status 0 only when every
+// scenario passed.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -141,6 +143,29 @@ async function actionMenuItem(page, title) {
   return widget.locator('.monaco-list-row', { hasText: title }).first();
 }
 
+// The status bar item of a finished gate run ({icon, statusIncludes, timeoutMs}) and the code lens ({lens}).
+function gateStatusItem(page, gate) {
+  const icon = gate.icon ? `:has(.codicon-${gate.icon})` : '';
+  return page.locator(`.statusbar-item${icon}`, { hasText: gate.statusIncludes }).first();
+}
+
+// The result a scenario waits for must not be in the status bar already (left there by an earlier scenario).
+async function expectNoGateYet(page, gate) {
+  const stale = await gateStatusItem(page, gate).count();
+  expect(stale === 0, `the status bar already shows "${gate.statusIncludes}" before the gate run`);
+}
+
+async function waitForGate(page, s, gate, when) {
+  const item = gateStatusItem(page, gate);
+  await item.waitFor({ timeout: gate.timeoutMs || WAIT });
+  log(`${s.name}: status bar ${when}: ${gate.icon ? `$(${gate.icon}) ` : ''}${(await item.innerText()).trim()}`);
+  if (gate.lens) {
+    const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: gate.lens });
+    await lens.first().waitFor({ timeout: gate.timeoutMs || WAIT });
+    log(`${s.name}: code lens: ${(await lens.first().innerText()).trim()}`);
+  }
+}
+
 async function scenario(page, s) {
   const file = path.join(workspace, s.file);
   const original = fs.readFileSync(file, 'utf8');
@@ -148,6 +173,10 @@ async function scenario(page, s) {
   log(`${s.name}: opened ${s.file}`);
 
   if (s.command) {
+    if (s.commandAt) {
+      // a command about the kernel at the cursor (Argus: Refine Kernel): the cursor inside that kernel
+      await goTo(page, lineOf(original, s.commandAt), 1);
+    }
     await runCommand(page, s.command);
     log(`${s.name}: ran "${s.command}"`);
   }
@@ -163,9 +192,22 @@ async function scenario(page, s) {
     log(`${s.name}: the Argus log has "${expected.text}" ${count} time(s)`);
   }
   if (s.notification) {
-    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: s.notification });
-    await toast.first().waitFor({ timeout: WAIT });
-    log(`${s.name}: notification: ${(await toast.first().innerText()).replace(/\s+/g, ' ').trim()}`);
+    // "text", or {text, includes: [...], timeoutMs} for a message that comes at the end of a long command
+    const note = typeof s.notification === 'string' ? { text: s.notification } : s.notification;
+    const toast = page.locator('.notifications-toasts .notification-toast', { hasText: note.text });
+    await toast.first().waitFor({ timeout: note.timeoutMs || WAIT });
+    const text = (await toast.first().innerText()).replace(/\s+/g, ' ').trim();
+    log(`${s.name}: notification: ${text}`);
+    for (const needle of note.includes || []) {
+      expect(text.includes(needle), `the notification lacks ${JSON.stringify(needle)}: ${text}`);
+    }
+  }
+  if (s.unchanged) {
+    // nothing was applied: no unsaved change in the editor, and the file as it was
+    const dirty = await page.locator('.tabs-container .tab.active.dirty').count();
+    expect(dirty === 0, `${s.file} has unsaved changes`);
+    expect(fs.readFileSync(file, 'utf8') === original, `${s.file} changed on disk`);
+    log(`${s.name}: the document is unchanged`);
   }
   if (s.status) {
     // the extension's status bar item: its codicon says the server's state
@@ -205,16 +247,9 @@ async function scenario(page, s) {
       const line = lineOf(original, s.gate.at);
       await goTo(page, line, 1);
     }
+    await expectNoGateYet(page, s.gate);
     await runCommand(page, 'Argus: Run Gate');
-    const icon = s.gate.icon ? `:has(.codicon-${s.gate.icon})` : '';
-    const item = page.locator(`.statusbar-item${icon}`, { hasText: s.gate.statusIncludes });
-    await item.first().waitFor({ timeout: s.gate.timeoutMs || WAIT });
-    log(`${s.name}: status bar after Run Gate: ${s.gate.icon ? `$(${s.gate.icon}) ` : ''}${(await item.first().innerText()).trim()}`);
-    if (s.gate.lens) {
-      const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: s.gate.lens });
-      await lens.first().waitFor({ timeout: WAIT });
-      log(`${s.name}: code lens: ${(await lens.first().innerText()).trim()}`);
-    }
+    await waitForGate(page, s, s.gate, 'after Run Gate');
     await shot(page, `${s.name}-2-gate`);
   }
 
@@ -222,6 +257,9 @@ async function scenario(page, s) {
     const line = lineOf(original, s.action.at);
     const column = original.split('\n')[line - 1].indexOf(s.action.at) + 1 + (s.action.offset || 0);
     await goTo(page, line, column);
+    if (s.after && s.after.gate) {
+      await expectNoGateYet(page, s.after.gate);
+    }
     if (s.action.menu === 'skills') {
       // Argus: Show Skills at Cursor: a pick list of every skill, the ones that do not apply with their reason
       await runCommand(page, 'Argus: Show Skills at Cursor');
@@ -257,6 +295,8 @@ async function scenario(page, s) {
       await waitForProblem(page, s.file, s.diagnostic, false);
       log(`${s.name}: the ${s.diagnostic.code} entry left the Problems panel`);
     }
+    // the edit lands first: a library skill's action is a command, whose edit comes later through workspace/applyEdit
+    await page.locator('.tabs-container .tab.active.dirty').waitFor({ timeout: WAIT });
     await page.keyboard.press('Control+S');
     await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached', timeout: WAIT });
     const saved = fs.readFileSync(file, 'utf8');
@@ -269,6 +309,11 @@ async function scenario(page, s) {
     const changed = saved.split('\n').filter((l, i) => l !== original.split('\n')[i]);
     log(`${s.name}: document after: ${JSON.stringify(changed)}`);
     await shot(page, `${s.name}-4-after`);
+    if (s.after.gate) {
+      // the gate run the server started after the edit, reported by its argus/gateResult notification
+      await waitForGate(page, s, s.after.gate, 'after the gate run the action started');
+      await shot(page, `${s.name}-5-gate`);
+    }
   }
 }
 
