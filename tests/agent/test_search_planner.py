@@ -42,7 +42,10 @@ def test_ranks_by_predicted_effect_then_evidence():
     cards = [c for c in unmeasured_cards() if c.id.endswith(".row")]
     # Nothing measured: reciprocal.row has the most evidence (2), then card id breaks the tie.
     assert proposals(SearchPlanner(cards)) == ["skill:reciprocal.row@16", "skill:exp2.row@14", "skill:num_warps.row@6"]
-    faster = [measured("num_warps.row", 1.3) if c.id == "num_warps.row" else c for c in cards]
+    # measured up to 16 warps, so the example's 8 → 16 is within the evidence
+    up_to_16 = {"parameters": {"setting": "num_warps", "expert_value": 16}}
+    warps = measured("num_warps.row", 1.3).model_copy(update=up_to_16)
+    faster = [warps if c.id == "num_warps.row" else c for c in cards]
     assert proposals(SearchPlanner(faster))[0] == "skill:num_warps.row@6"
     slower = [measured("reciprocal.row", 0.9) if c.id == "reciprocal.row" else c for c in cards]
     assert proposals(SearchPlanner(slower))[-1] == "skill:reciprocal.row@16"
@@ -78,3 +81,9 @@ def test_search_keeps_what_the_timings_favour():
     result = refine(SOFTMAX, "softmax", SearchPlanner(unmeasured_cards()), budget=8, gate=FakeGate())
     assert result.skills == ["reciprocal.row", "exp2.row"]
     assert result.stopped == "planner" and result.gate_runs == 3
+
+
+def test_a_move_past_the_measured_setting_predicts_no_change():
+    card = measured("num_warps.dot", 4.0).model_copy(update={"parameters": {"setting": "num_warps", "expert_value": 8}})
+    assert predicted_effect(card, {"to": "8"}) == 4.0
+    assert predicted_effect(card, {"to": "16"}) == 1.0

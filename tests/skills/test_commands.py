@@ -102,3 +102,14 @@ def test_the_library_provider_offers_nothing_on_a_kernel_of_another_kind(softmax
     line = line_of(NAIVE_GEMM, "for k0") - 1
     request = SkillRequest("file:///g.argus", NAIVE_GEMM, check_source(NAIVE_GEMM), Span(line, 0, line, 0))
     assert provider.actions(request) == []
+
+
+def test_a_measured_effect_is_not_claimed_past_the_setting_it_was_measured_at():
+    from argus.skills.library import load_cards
+    from argus.skills.matcher import expected_effect
+
+    card = next(c for c in load_cards() if c.id == "num_warps.dot")
+    measured = card.model_copy(update={"parameters": {"setting": "num_warps", "expert_value": 8}})
+    assert "median" in expected_effect(measured, {"setting": "num_warps", "from": 4, "to": 8})
+    beyond = expected_effect(measured, {"setting": "num_warps", "from": 8, "to": 16})
+    assert beyond == "effect not measured here: measured up to num_warps = 8, this goes to 16"

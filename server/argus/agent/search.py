@@ -28,8 +28,8 @@ from argus.skills.library import load_cards
 PRIOR = 2.0
 
 
-def score(card: Card, stats: dict[str, tuple[float, int]]) -> float:
-    predicted = predicted_effect(card)
+def score(card: Card, stats: dict[str, tuple[float, int]], params: Sequence[tuple[str, str]] = ()) -> float:
+    predicted = predicted_effect(card, dict(params))
     if card.id not in stats:
         return predicted
     mean, count = stats[card.id]
@@ -37,7 +37,7 @@ def score(card: Card, stats: dict[str, tuple[float, int]]) -> float:
 
 
 def rank(sites: Sequence[Site], stats: dict[str, tuple[float, int]]) -> list[Site]:
-    return sorted(sites, key=lambda s: (-score(s.card, stats), -len(s.card.evidence), s.card.id, s.line))
+    return sorted(sites, key=lambda s: (-score(s.card, stats, s.params), -len(s.card.evidence), s.card.id, s.line))
 
 
 @dataclass(slots=True)
@@ -77,7 +77,7 @@ class SearchPlanner:
                     skill=site.card.id,
                     line=site.line,
                     at=None if name == current else name,
-                    rationale=f"{site.title} (predicted {score(site.card, stats):.2f}×, "
+                    rationale=f"{site.title} (predicted {score(site.card, stats, site.params):.2f}×, "
                     f"{len(site.card.evidence)} evidence)",
                 )
         return None

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from argus.skills.cards import Card
 from argus.skills.document import Document
-from argus.skills.matcher import match
+from argus.skills.matcher import beyond_evidence, match
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +31,10 @@ class Site:
         return (self.card.id, self.anchor_text, self.params)
 
 
-def predicted_effect(card: Card) -> float:
-    """The median of the card's per-lineage medians; 1.0 (no change expected) while not measured."""
-    if card.effect_status != "measured" or not card.effect:
+def predicted_effect(card: Card, params: dict | None = None) -> float:
+    """The median of the card's per-lineage medians; 1.0 (no change expected) while not measured, or where the
+    application moves a setting past anything the card measured (`params`: the application's)."""
+    if card.effect_status != "measured" or not card.effect or beyond_evidence(card, params) is not None:
         return 1.0
     return statistics.median(e.median for e in card.effect)
 

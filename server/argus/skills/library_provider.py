@@ -36,7 +36,7 @@ class LibraryProvider:
                         title=title,
                         edits=found.application.edits if failed is None else (),
                         failed_precondition=None if failed is None else f"{failed.name}: {failed.found}",
-                        detail=expected_effect(found.card),
+                        detail=expected_effect(found.card, found.application.params),
                         gate_after=True,
                         line=line,
                     )

@@ -43,14 +43,34 @@ class Match:
             "line": self.application.anchor.line + 1,
             "applicable": self.applicable,
             "failed_precondition": None if failed is None else {"name": failed.name, "found": failed.found},
-            "expected_effect": expected_effect(self.card),
+            "expected_effect": expected_effect(self.card, self.application.params),
             "params": self.application.params,
         }
 
 
-def expected_effect(card: Card) -> str:
+def number(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def beyond_evidence(card: Card, params: dict | None) -> str | None:
+    """Why the card's measured effect does not speak for this application: it moves a setting past the value
+    the expert had, and every measurement of the card comes from walking back down from that value."""
+    expert, to = number(card.parameters.get("expert_value")), number((params or {}).get("to"))
+    if expert is None or to is None or to <= expert:
+        return None
+    setting = card.parameters.get("setting", "the setting")
+    return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
+
+
+def expected_effect(card: Card, params: dict | None = None) -> str:
     if not card.effect:
         return "effect not measured yet (CPU lineages only)"
+    beyond = beyond_evidence(card, params)
+    if beyond is not None:
+        return f"effect not measured here: {beyond}"
     medians = sorted(e.median for e in card.effect)
     middle = medians[len(medians) // 2]
     gpus = sorted({e.gpu for e in card.effect})
