@@ -129,6 +129,10 @@ class Demo:
         def log_message(params: types.LogMessageParams) -> None:
             return None
 
+        @client.feature("argus/gateResult")
+        def gate_result(params) -> None:
+            return None  # the gate's answer is printed from the runGate response; the editor's status bar uses this
+
     async def stop(self) -> None:
         client = self.client
         try:
