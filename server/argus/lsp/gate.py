@@ -14,13 +14,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from argus.lsp import progress
 from argus.lsp.diagnostics import GATE
 from argus.lsp.documents import DocumentState, Snapshot, SourceResult
 from argus.lsp.guard import guarded
@@ -205,23 +205,8 @@ def notify_result(server: ArgusServer, uri: str, run: GateRun) -> None:
 
 # ---- progress -------------------------------------------------------------------------------------------
 async def begin_progress(server: ArgusServer, run: GateRun) -> str | None:
-    if not server.client_supports("window", "work_done_progress"):
-        return None
-    token = f"argus-gate-{uuid.uuid4()}"
-    try:
-        await server.work_done_progress.create_async(token)
-    except Exception:
-        logger.exception("the client refused a progress token")
-        return None
-    server.work_done_progress.begin(
-        token, types.WorkDoneProgressBegin(title="Argus gate", message=", ".join(run.kernels), cancellable=True)
-    )
-    loop = asyncio.get_running_loop()
-    cancelled = server.work_done_progress.tokens.get(token)
-    if cancelled is not None and run.task is not None:
-        task = run.task
-        cancelled.add_done_callback(lambda future: future.cancelled() and loop.call_soon_threadsafe(task.cancel))
-    return token
+    begin = types.WorkDoneProgressBegin(title="Argus gate", message=", ".join(run.kernels), cancellable=True)
+    return await progress.begin_cancellable(server, "gate", begin, run.task)
 
 
 def report_progress(server: ArgusServer, token: str | None, message: str, done: int, total: int) -> None:

@@ -25,14 +25,13 @@ import difflib
 import json
 import logging
 import sys
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from argus.lsp import document_edits
+from argus.lsp import document_edits, progress
 from argus.lsp.guard import guarded
 from argus.lsp.settings import GATE_DEVICES, REFINE_PLANNERS
 
@@ -353,25 +352,10 @@ async def offer(server: ArgusServer, state: DocumentState, job: RefineJob, outco
 
 # ---- progress -------------------------------------------------------------------------------------------
 async def begin_progress(server: ArgusServer, job: RefineJob) -> str | None:
-    if not server.client_supports("window", "work_done_progress"):
-        return None
-    token = f"argus-refine-{uuid.uuid4()}"
-    try:
-        await server.work_done_progress.create_async(token)
-    except Exception:
-        logger.exception("the client refused a progress token")
-        return None
     title = f"Argus refine {job.kernel}"
     message = f"{job.planner} planner, budget {job.budget} gate runs on {job.device}: gating the kernel as written"
-    server.work_done_progress.begin(
-        token, types.WorkDoneProgressBegin(title=title, message=message, cancellable=True, percentage=0)
-    )
-    loop = asyncio.get_running_loop()
-    cancelled = server.work_done_progress.tokens.get(token)
-    if cancelled is not None and job.task is not None:
-        task = job.task
-        cancelled.add_done_callback(lambda future: future.cancelled() and loop.call_soon_threadsafe(task.cancel))
-    return token
+    begin = types.WorkDoneProgressBegin(title=title, message=message, cancellable=True, percentage=0)
+    return await progress.begin_cancellable(server, "refine", begin, job.task)
 
 
 def report(server: ArgusServer, token: str | None, message: str, job: RefineJob) -> None:
