@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult, check_source
 from argus.dsl.spans import Span
+from argus.lsp import lookup
 from argus.skills.provider import Edit, SkillAction, SkillRequest
 from argus.skills.shared_memory import (  # noqa: F401  (re-exported: the server's older imports use them)
     DEFAULT_NUM_STAGES,
@@ -21,22 +22,13 @@ from argus.skills.shared_memory import (  # noqa: F401  (re-exported: the server
     pipelined_bytes,
 )
 from argus.skills.text import apply_edits  # re-exported: argus.lsp.quick_fixes and diagnostics use it
+from argus.skills.transforms.settings import setting_node
 
 
 def kernel_at(check: CheckResult, line: int) -> tuple[ast.Kernel, ir.KernelIR] | None:
-    for kernel in check.module.kernels:
-        if kernel.span.line <= line <= kernel.span.end_line and kernel.name in check.analysis.kernels:
-            return kernel, check.analysis.kernels[kernel.name]
-    return None
-
-
-def setting_node(kernel: ast.Kernel, name: str, decl_type: type) -> ast.Setting | None:
-    for stmt in kernel.body:
-        if isinstance(stmt, decl_type):
-            for setting in stmt.settings:
-                if setting.name == name:
-                    return setting
-    return None
+    """The kernel around `line`, when it was analyzed (the tuning steps need its IR)."""
+    found = lookup.kernel_at(check, line)
+    return None if found is None or found[1] is None else (found[0], found[1])
 
 
 @dataclass(frozen=True)
