@@ -6,6 +6,8 @@ the tile itself; an op that moves axes (expand_dims, trans, broadcasting) substi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import z3
 
 MAX_RANK = 4
@@ -29,10 +31,9 @@ def move_coords(term: z3.ExprRef | None, mapping: dict[int, z3.ExprRef]) -> z3.E
     return substitute(term, [(COORDS[k], v) for k, v in mapping.items()])
 
 
-def free_names(term: z3.ExprRef) -> set[str]:
-    """Names of the uninterpreted constants a term mentions (variables, not functions)."""
+def subterms(term: z3.ExprRef) -> Iterator[z3.ExprRef]:
+    """Every distinct subterm of a term (shared ones once), the term itself included."""
     seen: set[int] = set()
-    names: set[str] = set()
     stack = [term]
     while stack:
         t = stack.pop()
@@ -40,27 +41,18 @@ def free_names(term: z3.ExprRef) -> set[str]:
         if key in seen:
             continue
         seen.add(key)
-        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            names.add(t.decl().name())
+        yield t
         stack.extend(t.children())
-    return names
+
+
+def free_names(term: z3.ExprRef) -> set[str]:
+    """Names of the uninterpreted constants a term mentions (variables, not functions)."""
+    return {t.decl().name() for t in subterms(term) if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED}
 
 
 def applications(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
     """Every application of the uninterpreted function `name` inside a term."""
-    seen: set[int] = set()
-    found: list[z3.ExprRef] = []
-    stack = [term]
-    while stack:
-        t = stack.pop()
-        key = t.get_id()
-        if key in seen:
-            continue
-        seen.add(key)
-        if z3.is_app(t) and t.num_args() > 0 and t.decl().name() == name:
-            found.append(t)
-        stack.extend(t.children())
-    return found
+    return [t for t in subterms(term) if z3.is_app(t) and t.num_args() > 0 and t.decl().name() == name]
 
 
 PROBE = z3.Int("?probe")
