@@ -182,6 +182,15 @@ class Phases:
         self.kernel_source_map: dict = {}
         self.problem_source_map: dict = {}
 
+    def load(self) -> tuple:
+        """(generated module, problem module, the kernel's KERNELS entry), with their source maps recorded so a
+        failure in either maps back to its Argus line."""
+        module = self.run("load", self.bundle.load_kernel_module)
+        self.kernel_source_map = getattr(module, "SOURCE_MAP", {})
+        problem = self.run("load", self.bundle.load_problem_module, self.kernel)
+        self.problem_source_map = getattr(problem, "SOURCE_MAP", {})
+        return module, problem, module.KERNELS[self.kernel]
+
     def run(self, phase: str, action, *args, **kwargs):
         try:
             return action(*args, **kwargs)

@@ -247,12 +247,8 @@ def run_compile(bundle: Bundle, kernel: str, device: str) -> dict:
 def compile_kernel(phases: Phases, device: str) -> dict:
     import triton
 
-    bundle, kernel = phases.bundle, phases.kernel
-    module = phases.run("load", bundle.load_kernel_module)
-    phases.kernel_source_map = getattr(module, "SOURCE_MAP", {})
-    problem = phases.run("load", bundle.load_problem_module, kernel)
-    phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
-    entry = module.KERNELS[kernel]
+    kernel = phases.kernel
+    module, problem, entry = phases.load()
     inputs = phases.run("inputs", problem.make_inputs, problem.SIZES["small"], 0, device)
     grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
     options = {k: v for k, v in kwargs.items() if k in RUN_OPTIONS and v is not None}

@@ -118,12 +118,8 @@ def run_correct(bundle: Bundle, kernel: str, device: str, trials: int, seed: int
 def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> dict:
     import torch
 
-    bundle, kernel = phases.bundle, phases.kernel
-    module = phases.run("load", bundle.load_kernel_module)
-    phases.kernel_source_map = getattr(module, "SOURCE_MAP", {})
-    problem = phases.run("load", bundle.load_problem_module, kernel)
-    phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
-    entry = module.KERNELS[kernel]
+    kernel = phases.kernel
+    _, problem, entry = phases.load()
     outputs = list(problem.OUTPUTS)
     tf32 = bool(phases.facts.get("tf32"))
     accumulated = set(phases.facts.get("accumulated_outputs", []))

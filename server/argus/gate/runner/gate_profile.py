@@ -133,12 +133,8 @@ def run_profile(
 def profile_kernel(phases: Phases, trials: int, ceilings: dict, compiled: bool = True) -> dict:
     import torch
 
-    bundle, kernel = phases.bundle, phases.kernel
-    module = phases.run("load", bundle.load_kernel_module)
-    phases.kernel_source_map = getattr(module, "SOURCE_MAP", {})
-    problem = phases.run("load", bundle.load_problem_module, kernel)
-    phases.problem_source_map = getattr(problem, "SOURCE_MAP", {})
-    entry = module.KERNELS[kernel]
+    kernel = phases.kernel
+    module, problem, entry = phases.load()
     sizes = dict(problem.SIZES.get("large", problem.SIZES["small"]))
     notes = [] if "large" in problem.SIZES else ["no `large` size set: profiled at `small`"]
     inputs = phases.run("inputs", problem.make_inputs, sizes, 0, "cuda")
