@@ -22,6 +22,16 @@ def run_harness(mode: str, paths: list[Path], *extra: str) -> list[dict]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def generated(text: str) -> str:
+    """The Triton source generated from an Argus text that must check clean."""
+    from argus.codegen import generate
+    from argus.dsl.check import check_source
+
+    check = check_source(text)
+    assert not check.has_errors, [d.message for d in check.diagnostics]
+    return generate(check).source
+
+
 def module_from(source: str, name: str, folder: Path) -> types.ModuleType:
     path = folder / f"{name}.py"
     path.write_text(source, encoding="utf-8")

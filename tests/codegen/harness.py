@@ -19,18 +19,14 @@ import tempfile
 import types
 from pathlib import Path
 
+from codegen_support import module_from
+
 TOLERANCE = {"f32": 1e-4, "f64": 1e-6, "f16": 1e-2, "bf16": 1e-2}
 
 
 def load(source: str, name: str) -> types.ModuleType:
     """Import generated source from a real file, as Triton's JIT reads the source of what it compiles."""
-    folder = Path(tempfile.mkdtemp(prefix="argus-codegen-"))
-    path = folder / f"{name}.py"
-    path.write_text(source, encoding="utf-8")
-    module = types.ModuleType(name)
-    module.__file__ = str(path)
-    exec(compile(source, str(path), "exec"), module.__dict__)
-    return module
+    return module_from(source, name, Path(tempfile.mkdtemp(prefix="argus-codegen-")))
 
 
 def interpret(paths: list[str], overrides: dict, transpose: bool = False) -> list[dict]:

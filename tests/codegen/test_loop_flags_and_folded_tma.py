@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 import torch
+from codegen_support import generated
 
-from argus.codegen import generate
 from argus.dsl.check import check_source
 
 ATTENTION = """
@@ -46,14 +46,8 @@ kernel per_expert(X: f16[M, K], W: f16[E, K, N], Y: out f16[M, N]):
 """
 
 
-def source(text: str) -> str:
-    check = check_source(text)
-    assert not check.has_errors, [d.message for d in check.diagnostics]
-    return generate(check).source
-
-
 def test_unmasked_leading_scalar_axes_fold_into_rows():
-    text = source(ATTENTION.format(policy=""))
+    text = generated(ATTENTION.format(policy=""))
     made = [line for line in text.splitlines() if "tl.make_tensor_descriptor(Q," in line]
     assert len(made) == 1
     assert "shape=[Z * H * S, D]" in made[0] and "strides=[Q_stride2, Q_stride3]" in made[0], made
@@ -63,18 +57,18 @@ def test_unmasked_leading_scalar_axes_fold_into_rows():
 
 
 def test_a_masked_first_run_keeps_every_axis():
-    text = source(MASKED_RUN)
+    text = generated(MASKED_RUN)
     made = [line for line in text.splitlines() if "tl.make_tensor_descriptor(W," in line]
     assert len(made) == 1 and "shape=[E, K, N]" in made[0] and "block_shape=[1, BK, BN]" in made[0], made
     assert '"tma_folded": {}' in text
 
 
 def test_loop_flags_go_to_the_outermost_runtime_loops_only():
-    text = source(ATTENTION.format(policy=", warp_specialize = 1, flatten = 0"))
+    text = generated(ATTENTION.format(policy=", warp_specialize = 1, flatten = 0"))
     assert "ARGUS_WS: tl.constexpr = 0" in text and "ARGUS_FLATTEN: tl.constexpr = 0" in text
     assert "for n0 in tl.range(0, S, BN, warp_specialize=ARGUS_WS, flatten=ARGUS_FLATTEN):" in text
     assert "for i in range(2):" in text  # the nested loop stays a plain range
-    plain = source(ATTENTION.format(policy=""))
+    plain = generated(ATTENTION.format(policy=""))
     assert "tl.range(" not in plain and "ARGUS_WS: tl.constexpr" not in plain
 
 

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from codegen_support import module_from
-
-from argus.codegen import generate
-from argus.dsl.check import check_source
+from codegen_support import generated, module_from
 
 GEMM = """
 kernel mm(A: f16[M, K], B: f16[K, N], C: out f16[M, N]):
@@ -43,20 +40,14 @@ kernel odd(Q: f16[H, S, D], O: out f16[H, S, D], x: f16[M, N], y: out f16[M, N])
 """
 
 
-def source(text: str) -> str:
-    check = check_source(text)
-    assert not check.has_errors, [d.message for d in check.diagnostics]
-    return generate(check).source
-
-
 def test_without_the_policy_nothing_changes():
-    text = source(GEMM.format(policy=""))
+    text = generated(GEMM.format(policy=""))
     assert "ARGUS_TMA: tl.constexpr" not in text and "tl.make_tensor_descriptor(" not in text
     assert '"tma_tensors": []' in text
 
 
 def test_block_loads_and_the_store_get_descriptors_made_once():
-    text = source(GEMM.format(policy=", tma = 1"))
+    text = generated(GEMM.format(policy=", tma = 1"))
     assert "ARGUS_TMA: tl.constexpr = 0" in text
     for tensor, box in (("A", "[BM, BK]"), ("B", "[BK, BN]"), ("C", "[BM, BN]")):
         made = [line for line in text.splitlines() if f"tl.make_tensor_descriptor({tensor}," in line]
@@ -67,7 +58,7 @@ def test_block_loads_and_the_store_get_descriptors_made_once():
 
 
 def test_transposed_padded_and_partly_masked_accesses_stay_pointers():
-    text = source(NOT_BLOCKS)
+    text = generated(NOT_BLOCKS)
     made = [line.strip().split(" = ")[0] for line in text.splitlines() if "tl.make_tensor_descriptor(" in line]
     # only x's load and y's store (row bound plus an unmasked whole axis) are block accesses
     assert sorted(made) == ["x_tma0", "y_tma1"] or sorted(made) == ["x_tma1", "y_tma0"], made
@@ -76,7 +67,7 @@ def test_transposed_padded_and_partly_masked_accesses_stay_pointers():
 
 @pytest.fixture
 def flag(tmp_path):
-    module = module_from(source(GEMM.format(policy=", tma = 1")), "kernels_tma", tmp_path)
+    module = module_from(generated(GEMM.format(policy=", tma = 1")), "kernels_tma", tmp_path)
     entry = module.KERNELS["mm"]
 
     def compute(wanted: int, **tensors) -> dict:
