@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from argus.gate.api import STAGES, run_gate
 from argus.gate.result import Ceilings, GateResult, ProfileFacts, Status, Timing
@@ -28,6 +29,13 @@ def local_gate(
         return run_gate(source, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s, **runner_options)
 
     return gate
+
+
+def refine_gate(device: str, timeout_s: float, ceilings_file: str | Path, gpu_lock: str | None = None) -> Gate:
+    """The gate a refinement runs every candidate through. The loop compares the kernel's own times, so the
+    reference is timed eager only (torch.compile would be compiled and timed again at every run), and the GPU's
+    ceilings are measured at the first profile and read from `ceilings_file` after that."""
+    return local_gate(device, timeout_s, ceilings_file=str(ceilings_file), references="eager", gpu_lock=gpu_lock)
 
 
 def source_key(source: str, kernel: str) -> str:

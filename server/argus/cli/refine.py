@@ -107,15 +107,10 @@ def planner_unavailable(args: argparse.Namespace, problem: Exception) -> bool:
 
 
 def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path):
-    from argus.agent.gates import local_gate
+    from argus.agent.gates import refine_gate
     from argus.agent.loop import refine
 
-    # One ceilings file for the session: the GPU's copy and GEMM rates are measured at the first profile only.
-    # The loop compares the kernel's own times, so the reference is timed eager only: torch.compile would be
-    # compiled and timed again at every gate run.
-    gate = local_gate(
-        args.device, args.timeout, ceilings_file=str(ceilings), references="eager", gpu_lock=args.gpu_lock
-    )
+    gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock)
     print(f"[refine] {args.file}: {kernel}, planner {planner.name}, budget {args.budget} gate runs", file=sys.stderr)
     print("[refine] gating the start", file=sys.stderr, flush=True)
 

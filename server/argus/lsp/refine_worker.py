@@ -17,14 +17,16 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
+from pathlib import Path
 from typing import IO, Any
 
 
 def run_loop(request: dict[str, Any], cancel: threading.Event, on_step) -> Any:
     """argus.agent.loop.refine for one request; raises argus.agent.llm.PlannerUnavailable for an LLM planner
     whose server cannot be reached."""
-    from argus.agent.gates import local_gate
+    from argus.agent.gates import refine_gate
     from argus.agent.loop import refine
     from argus.agent.memory import Memory
     from argus.agent.planners import make_planner
@@ -32,11 +34,12 @@ def run_loop(request: dict[str, Any], cancel: threading.Event, on_step) -> Any:
     path = request.get("path")
     memory = Memory.for_file(path) if path else None
     planner = make_planner(request["planner"], memory=memory, model=request.get("model"), host=request.get("host"))
-    gate = local_gate(request["device"], float(request["timeout_s"]))
-    return refine(
-        request["source"], request["kernel"], planner, budget=int(request["budget"]), gate=gate, path=path,
-        memory=memory, on_step=on_step, cancel=cancel,
-    )  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
+        gate = refine_gate(request["device"], float(request["timeout_s"]), Path(scratch) / "ceilings.json")
+        return refine(
+            request["source"], request["kernel"], planner, budget=int(request["budget"]), gate=gate, path=path,
+            memory=memory, on_step=on_step, cancel=cancel,
+        )  # fmt: skip
 
 
 def step_event(step: Any) -> dict[str, Any]:
