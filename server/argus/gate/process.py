@@ -2,7 +2,8 @@
 
 The runner kills its own stage workers on SIGTERM; a SIGKILL of the whole group follows after a short grace,
 and the workers die with the runner anyway (PR_SET_PDEATHSIG). Two forms: blocking (the CLI) and asyncio
-(the language server), where cancelling the awaiting task kills the process.
+(the language server), where cancelling the awaiting task kills the process. Time the runner spends queued
+for the GPU (--gpu-lock; its workers say when they wait) does not count against the limit.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from argus.gate.runner.gate_common import LOCK_TAKEN, LOCK_WAITING
 
 KILL_GRACE_S = 3.0
 Progress = Callable[[str], None] | None
@@ -39,8 +43,33 @@ def child_environment() -> dict[str, str]:
     return env
 
 
-def _forward(line: str, lines: list[str], on_progress: Progress) -> None:
+class Clock:
+    """A time limit that stops while the runner waits for the GPU lock: with runners side by side on one
+    GPU, a turn in the queue is not the kernel's time."""
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit_s, self.started = limit_s, time.monotonic()
+        self.queued_s, self.queued_since = 0.0, None
+
+    def see(self, line: str) -> None:
+        if LOCK_WAITING in line:
+            self.queued_since = time.monotonic()
+        elif LOCK_TAKEN in line and self.queued_since is not None:
+            self.queued_s += time.monotonic() - self.queued_since
+            self.queued_since = None
+
+    def left(self) -> float:
+        now = time.monotonic()
+        queued = self.queued_s + (now - self.queued_since if self.queued_since is not None else 0.0)
+        return self.limit_s - (now - self.started - queued)
+
+
+POLL_S = 1.0  # how often a wait looks at the clock again
+
+
+def _forward(line: str, lines: list[str], on_progress: Progress, clock: Clock) -> None:
     lines.append(line)
+    clock.see(line)
     if on_progress is not None and line.startswith("[gate] "):
         on_progress(line.removeprefix("[gate] ").rstrip("\n"))
 
@@ -61,18 +90,21 @@ def run_blocking(run_py: Path, argv: Sequence[str], limit_s: float, on_progress:
         start_new_session=True,
     )
     lines: list[str] = []
+    clock = Clock(limit_s)
 
     def pump() -> None:
         for raw in iter(process.stderr.readline, b""):
-            _forward(raw.decode("utf-8", "replace"), lines, on_progress)
+            _forward(raw.decode("utf-8", "replace"), lines, on_progress, clock)
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
+    status = None
     try:
-        status = process.wait(timeout=limit_s)
-    except subprocess.TimeoutExpired:
-        stop_blocking(process)
-        status = None
+        while status is None and clock.left() > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                status = process.wait(timeout=min(clock.left(), POLL_S))
+        if status is None:
+            stop_blocking(process)
     except BaseException:  # KeyboardInterrupt: the runner must not outlive us
         stop_blocking(process)
         raise
@@ -100,17 +132,20 @@ async def run_async(run_py: Path, argv: Sequence[str], limit_s: float, on_progre
         start_new_session=True,
     )
     lines: list[str] = []
+    clock = Clock(limit_s)
 
     async def pump() -> None:
         while raw := await process.stderr.readline():
-            _forward(raw.decode("utf-8", "replace"), lines, on_progress)
+            _forward(raw.decode("utf-8", "replace"), lines, on_progress, clock)
 
     reader = asyncio.ensure_future(pump())
+    status = None
     try:
-        status = await asyncio.wait_for(process.wait(), timeout=limit_s)
-    except TimeoutError:
-        await stop_async(process)
-        status = None
+        while status is None and clock.left() > 0:
+            with contextlib.suppress(TimeoutError):
+                status = await asyncio.wait_for(process.wait(), timeout=min(clock.left(), POLL_S))
+        if status is None:
+            await stop_async(process)
     except BaseException:  # cancelled: kill the runner and its workers, then let the cancellation go on
         await asyncio.shield(stop_async(process))
         reader.cancel()

@@ -143,6 +143,12 @@ def device_name(device: str) -> str:
     return "cpu"
 
 
+# The GPU-lock lines a worker prints around its wait for the lock: the parent stops the stage's clock between
+# them, so a kernel's time limit measures its own work, not its turn in the queue.
+LOCK_WAITING = "waiting for the GPU (another runner holds --gpu-lock)"
+LOCK_TAKEN = "took the GPU"
+
+
 def progress(message: str) -> None:
     """One line on stderr: the parent shows it (the editor as progress, the CLI as is)."""
     print(f"[gate] {message}", file=sys.stderr, flush=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gate_common import Bundle, argus_line, error, progress  # noqa: E402
+from gate_common import LOCK_TAKEN, LOCK_WAITING, Bundle, argus_line, error, progress  # noqa: E402
 
 RESULT_FORMAT = "argus-gate/1"
 STAGES = ("compile", "correct", "profile")
@@ -68,7 +68,8 @@ def run_worker(args: argparse.Namespace) -> int:
 def gpu_lock(args: argparse.Namespace):
     """With --gpu-lock, the GPU stages of runners started side by side take turns on the GPU: each holds an
     exclusive lock on that file while it launches (torch and triton are imported before, outside the lock), so
-    a timing never shares the GPU, while imports and compiles run in parallel."""
+    a timing never shares the GPU, while imports and compiles run in parallel. A wait for the lock is said
+    (LOCK_WAITING, then LOCK_TAKEN): the parent does not count it against the stage's time limit."""
     if not args.gpu_lock or args.device != "cuda" or args.worker not in ("correct", "profile", "ceilings"):
         yield
         return
@@ -83,7 +84,12 @@ def gpu_lock(args: argparse.Namespace):
         torch.zeros(1, device="cuda")
 
     with open(args.gpu_lock, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            progress(LOCK_WAITING)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            progress(LOCK_TAKEN)
         try:
             yield
         finally:
@@ -132,20 +138,29 @@ class Child:
             start_new_session=True,
             preexec_fn=lambda: limit_child(memory_limit_mb),
         )
+        self.lock_wait_s = 0.0
         Child.current = self
 
     def wait(self, timeout_s: float) -> tuple[int | None, str]:
-        """(exit status, None on time-out; the output, stdout and stderr, progress lines passed on)."""
+        """(exit status, None on time-out; the output, stdout and stderr, progress lines passed on). Time the
+        child spends waiting for the GPU lock (between its LOCK_WAITING and LOCK_TAKEN lines) does not count
+        against `timeout_s`; `self.lock_wait_s` says how long that was."""
         lines: list[str] = []
+        waiting_since: list[float] = []  # set while the child waits for the lock
         import threading
 
         def pump(stream, echo: bool) -> None:
             for raw in iter(stream.readline, b""):
                 text = raw.decode("utf-8", "replace")
                 lines.append(text)
-                if echo and text.startswith("[gate]"):
-                    sys.stderr.write(text)
-                    sys.stderr.flush()
+                if text.startswith("[gate]"):
+                    if LOCK_WAITING in text:
+                        waiting_since.append(time.perf_counter())
+                    elif LOCK_TAKEN in text and waiting_since:
+                        self.lock_wait_s += time.perf_counter() - waiting_since.pop()
+                    if echo:
+                        sys.stderr.write(text)
+                        sys.stderr.flush()
 
         readers = [
             threading.Thread(target=pump, args=(self.process.stdout, False), daemon=True),
@@ -153,11 +168,17 @@ class Child:
         ]
         for reader in readers:
             reader.start()
-        try:
-            status = self.process.wait(timeout=max(timeout_s, 0.1))
-        except subprocess.TimeoutExpired:
-            self.kill()
-            status = None
+        started = time.perf_counter()
+        status = None
+        while status is None:
+            now = time.perf_counter()
+            waited = self.lock_wait_s + sum(now - since for since in waiting_since)
+            left = timeout_s - (now - started - waited)
+            if left <= 0:
+                self.kill()
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                status = self.process.wait(timeout=min(max(left, 0.1), 1.0))
         for reader in readers:
             reader.join(timeout=5)
         Child.current = None
@@ -201,6 +222,7 @@ class Runner:
         self.ceilings: dict | None = None
         self.ceilings_error = ""
         self.unavailable = ""  # why no stage can run on the device asked for
+        self.lock_wait_s = 0.0  # the last child's wait for the GPU lock
 
     def spawn(self, worker: str, kernel: str | None, timeout_s: float, extra: list[str] = ()) -> tuple:
         """Run one worker; (its result record or None, exit status or None on time-out, its output)."""
@@ -222,6 +244,7 @@ class Runner:
         memory = self.args.memory_limit_mb if capped else None
         child = Child(argv, env, memory)
         status, output = child.wait(timeout_s)
+        self.lock_wait_s = child.lock_wait_s
         record = None
         if status == 0 and result.exists():
             record = json.loads(result.read_text(encoding="utf-8"))
@@ -284,6 +307,7 @@ class Runner:
                 record["message"] = "profiling needs a GPU"
             else:
                 record = self.run_stage(kernel, stage, deadline, facts)
+                deadline += self.lock_wait_s  # the turn in the GPU queue is not the kernel's time
                 result["errors"].extend(record.pop("errors", []))
                 device, versions = record.pop("device", None), record.pop("versions", None)
                 if device:
