@@ -116,6 +116,28 @@ def test_dot_precision_is_passed_for_f32_operands_only():
     assert "input_precision" not in generated(EXAMPLE["matmul"]).source.split("def _matmul_launch")[0]
 
 
+F16_ACCUMULATOR = """
+kernel mm(A: f16[M, K], B: f16[K, N], C: out f16[M, N]):
+    tile BM = 64, BN = 64, BK = 32
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    acc = zeros((BM, BN), f16)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(A[rm, rk], mask=(rm < M, rk < K), other=0)
+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)
+        acc = dot(a, b, acc)
+    store(C[rm, rn], acc, mask=(rm < M, rn < N))
+"""
+
+
+def test_an_f16_accumulator_is_named_as_the_dots_out_dtype():
+    # Triton 3.6 (the H200's) defaults out_dtype to f32 even with an accumulator and refuses an f16 one
+    source = generate(check_source(F16_ACCUMULATOR)).source
+    assert "tl.dot(a, b, acc, out_dtype=tl.float16)" in source
+
+
 def test_file_with_errors_is_refused():
     with pytest.raises(CodegenError, match="error"):
         generate(check_source((EXAMPLE["matmul"].parent / "buggy" / "matmul_bugs.argus").read_text()))

@@ -368,7 +368,8 @@ class BodyEmitter:
             keywords["input_precision"] = f'"{op.attrs["input_precision"]}"'
         out_dtype = op.attrs["out_dtype"]
         default = "i32" if a_type.dtype.is_integer else "f32"
-        if len(operands) == 2 and out_dtype.name != default:
+        # Said with an accumulator too: Triton before 3.7 takes f32 for a missing out_dtype and refuses an f16 acc
+        if out_dtype.name != default:
             keywords["out_dtype"] = triton_dtype(out_dtype)
         return call("tl.dot", *operands, **keywords)
 
