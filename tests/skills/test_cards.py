@@ -58,6 +58,27 @@ def test_a_rejected_candidate_becomes_a_risk_with_its_failed_precondition():
     assert card.risks[0].precondition == "still_checks" and card.risks[0].evidence == "x.softmax#s1.c2"
 
 
+def test_a_candidate_the_gpu_found_wrong_is_a_risk_and_makes_the_skill_needed_for_correctness():
+    from argus.gate.result import CorrectResult, GateResult, Status
+
+    message = "gemm: `C[0, 7]` is 5.7109375, the reference gives 5.6015625 (660787 of 16777216 elements differ)"
+    wrong = GateResult(
+        kernel="softmax", device="NVIDIA H200", correct=CorrectResult(status=Status.failed, message=message)
+    )
+    passed = Candidate(
+        id="s1.c1", transform="exp2", title="undo exp2", params={}, anchor_line=3, diff="", verdict="passed", gate=wrong
+    )
+    text = (ROOT / "skills" / "experts" / "softmax.argus").read_text(encoding="utf-8")
+    record = Lineage(id="x.softmax", expert="x.argus", kernel="softmax", device="NVIDIA H200", profiled=True,
+                     rule="gpu", steps=[Step(index=1, text_before=text, candidates=[passed])])  # fmt: skip
+    (card,) = extract([record])
+    assert card.evidence[0].failed_stage == "correct" and card.effect == []
+    assert card.effect_status == "needed for correctness" and "x.softmax (NVIDIA H200)" in card.effect_note
+    (risk,) = card.risks
+    assert (risk.stage, risk.status, risk.message) == ("correct", "failed", message)
+    assert "on the NVIDIA H200 (the CPU's gate passed it)" in risk.what
+
+
 def test_cards_round_trip_through_yaml(softmax_cards, tmp_path):
     save_cards(softmax_cards, tmp_path)
     assert load_cards(tmp_path) == softmax_cards
@@ -71,5 +92,5 @@ def test_every_committed_card_cites_candidates_of_committed_lineages():
         for item in card.evidence:
             found = records[item.lineage].candidate(item.candidate)
             assert found is not None and found.verdict == item.verdict
-        if card.effect_status == "not measured":
-            assert card.effect == []
+        if card.effect_status != "measured":
+            assert card.effect == [] and card.effect_note

@@ -47,6 +47,9 @@ class Evidence(Model):
     device: str
     profiled: bool
     slowdown: float | None = Field(None, description="kernel time after the inverse over before (GPU only)")
+    failed_stage: str | None = Field(
+        None, description="the GPU gate stage the text without the skill failed, though the CPU's gate passed it"
+    )
 
 
 class Card(Model):
@@ -61,8 +64,10 @@ class Card(Model):
     )
     preconditions: list[Precondition]
     effect: list[Effect] = Field(default_factory=list)
-    effect_status: Literal["measured", "not measured"] = Field(
-        description="`not measured` while no lineage of this skill was profiled on a GPU: effect is then empty"
+    effect_status: Literal["measured", "needed for correctness", "not measured"] = Field(
+        description="`not measured` while no lineage of this skill was profiled on a GPU; `needed for correctness` "
+        "when the GPU measured no time because every kernel without the skill computed wrong values there; effect "
+        "is then empty and effect_note says where"
     )
     effect_note: str = ""
     risks: list[Risk] = Field(default_factory=list)

@@ -1,6 +1,8 @@
 """Skill cards from lineage records. Every candidate that passed the gate (accepted or not) is evidence that
 the forward transform is sound where its rewrite went; every rejected one is a risk of that skill; a profiled
-candidate's slowdown is the skill's measured speedup on that workload and GPU.
+candidate's slowdown is the skill's measured speedup on that workload and GPU. A candidate the CPU passed but
+the GPU's gate failed (f16 accumulation is close enough at K = 96, wrong at K = 4096) is both: evidence of the
+site, and a risk that says the skill is load-bearing there.
 
 One card per transform and what distinguishes its uses: the setting it changes (tile BM and BK are different
 skills) and the kind of kernel (`dot`: a loop feeds a dot; `row`: one row per program), since the same knob
@@ -44,6 +46,8 @@ def extract(lineages: list[Lineage]) -> list[Card]:
                     entry["params"][name].add(value)
                 if candidate.verdict in ("accepted", "passed"):
                     entry["evidence"].append(evidence(lineage, step.index, candidate))
+                    if entry["evidence"][-1].failed_stage:
+                        entry["risks"].append(risk(lineage, candidate))
                 else:
                     entry["risks"].append(risk(lineage, candidate))
     cards = []
@@ -62,7 +66,15 @@ def evidence(lineage: Lineage, step: int, candidate: Candidate) -> Evidence:
         device=lineage.device,
         profiled=lineage.profiled,
         slowdown=candidate.slowdown,
+        failed_stage=gpu_failure(lineage, candidate),
     )
+
+
+def gpu_failure(lineage: Lineage, candidate: Candidate) -> str | None:
+    """The stage of a GPU gate run that failed a text the CPU walk passed."""
+    if not lineage.profiled or candidate.gate is None:
+        return None
+    return next((name for name, r in candidate.gate.stages.items() if r.status in ("failed", "error")), None)
 
 
 def risk(lineage: Lineage, candidate: Candidate) -> Risk:
@@ -77,6 +89,8 @@ def risk(lineage: Lineage, candidate: Candidate) -> Risk:
     # the walk removes optimizations: a rejected inverse means this skill was load-bearing in that kernel (the
     # kernel without it did not check, verify, compile or compute the right values)
     failure = f"{failed.name} failed" if failed else f"the gate's {stage or 'run'} failed"
+    if not failed and lineage.profiled and candidate.verdict != "rejected":
+        failure += f" on the {lineage.device} (the CPU's gate passed it)"
     what = f"without it ({candidate.title}) in {lineage.kernel}: {failure}"
     return Risk(
         what=what,
@@ -97,6 +111,7 @@ def card(card_id: str, entry: dict) -> Card:
         elif name == "from":
             params["expert_value"] = sorted(values, key=str)[-1]
     effects = effects_of(entry["evidence"])
+    status, note = effect_status(effects, entry["evidence"])
     kind = "a loop feeds a dot" if entry["kind"] == "dot" else "one row per program"
     return Card(
         id=card_id,
@@ -108,11 +123,24 @@ def card(card_id: str, entry: dict) -> Card:
         | ({"expert_value": params["expert_value"]} if "expert_value" in params else {}),
         preconditions=[Precondition(name=n, meaning=PRECONDITIONS[n]) for n in transform.preconditions],
         effect=effects,
-        effect_status="measured" if effects else "not measured",
-        effect_note="" if effects else UNMEASURED,
+        effect_status=status,
+        effect_note=note,
         risks=entry["risks"],
         evidence=entry["evidence"],
     )
+
+
+def effect_status(effects: list[Effect], evidence: list[Evidence]) -> tuple[str, str]:
+    if effects:
+        return "measured", ""
+    wrong = sorted({f"{e.lineage} ({e.device})" for e in evidence if e.profiled and e.failed_stage == "correct"})
+    if wrong:
+        return "needed for correctness", (
+            "no time measured: without it the kernel computed wrong values on the GPU in "
+            + ", ".join(wrong)
+            + "; the risks give the first mismatching element"
+        )
+    return "not measured", UNMEASURED
 
 
 def effects_of(evidence: list[Evidence]) -> list[Effect]:

@@ -66,6 +66,8 @@ def beyond_evidence(card: Card, params: dict | None) -> str | None:
 
 
 def expected_effect(card: Card, params: dict | None = None) -> str:
+    if card.effect_status == "needed for correctness":
+        return "needed for correctness: without it the kernel computed wrong values on the GPU (no time measured)"
     if not card.effect:
         return "effect not measured yet (CPU lineages only)"
     beyond = beyond_evidence(card, params)
