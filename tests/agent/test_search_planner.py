@@ -65,6 +65,20 @@ def test_rewards_observed_in_the_workspace_re_rank_skills(tmp_path):
     assert proposals(SearchPlanner(cards, memory=memory))[-1] == "skill:reciprocal.row@16"
 
 
+def test_a_skill_this_run_measured_slower_is_ranked_by_that_measurement_not_its_card():
+    up_to_16 = {"parameters": {"setting": "num_warps", "expert_value": 16}}
+    warps = measured("num_warps.row", 1.3).model_copy(update=up_to_16)
+    cards = [warps if c.id == "num_warps.row" else c for c in unmeasured_cards() if c.id.endswith(".row")]
+    exp2 = SOFTMAX.replace("exp(z)", "exp2(z * 1.4426950408889634)")
+    state = State(source=exp2, kernel="softmax", ms=1.0)
+    assert SearchPlanner(cards).propose(state, []).skill == "num_warps.row"  # the card predicts 1.3×
+    slower = Step(1, "search", Proposal(kind="skill", skill="num_warps.row", line=6), kept=False, reward=0.0,
+                  ms_before=1.0, ms_after=1.25)  # fmt: skip
+    first = SearchPlanner(cards).propose(state, [slower])
+    assert first.skill != "num_warps.row" and "predicted" in first.rationale
+    assert score(warps, {}, (), {"num_warps.row": 0.8}) == 0.8
+
+
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():
     planner = SearchPlanner(unmeasured_cards())
     start = State(source=SOFTMAX, kernel="softmax", ms=1.0)

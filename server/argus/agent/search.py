@@ -3,16 +3,20 @@ library skills that apply.
 
 At a state it ranks every applicable (card, anchor line) by the card's predicted effect (the median of its
 per-lineage medians; 1.0 while not measured), blended with the mean reward the skill earned in this workspace
-(memory), and breaks ties by evidence (more lineage steps first), then by card id and line, so the same
-inputs always give the same order. It proposes the best untried one at the current best state; when that
-state has nothing left, it backs up to the next-best kept state (the frontier, ordered by measured ms). At a
-state it backed up to it skips rewrites it already tried elsewhere (same card, anchor code and parameters):
-they commute with the kept ones or were already found wanting, and a gate run is too dear to ask again.
+(memory). A skill this run already gated on this kernel is ranked by what it measured here instead (the median
+of ms before over ms after): the kernel's own timing outweighs a prediction learned on other kernels, so a
+skill found slower is not proposed again first at the next state. Ties break by evidence (more lineage steps
+first), then by card id and line, so the same inputs always give the same order. It proposes the best untried
+one at the current best state; when that state has nothing left, it backs up to the next-best kept state (the
+frontier, ordered by measured ms). At a state it backed up to it skips rewrites it already tried elsewhere
+(same card, anchor code and parameters): they commute with the kept ones or were already found wanting, and a
+gate run is too dear to ask again.
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -28,7 +32,14 @@ from argus.skills.library import load_cards
 PRIOR = 2.0
 
 
-def score(card: Card, stats: dict[str, tuple[float, int]], params: Sequence[tuple[str, str]] = ()) -> float:
+def score(
+    card: Card,
+    stats: dict[str, tuple[float, int]],
+    params: Sequence[tuple[str, str]] = (),
+    observed: dict[str, float] | None = None,
+) -> float:
+    if observed and card.id in observed:
+        return observed[card.id]
     predicted = predicted_effect(card, dict(params))
     if card.id not in stats:
         return predicted
@@ -36,8 +47,20 @@ def score(card: Card, stats: dict[str, tuple[float, int]], params: Sequence[tupl
     return (PRIOR * predicted + count * mean) / (PRIOR + count)
 
 
-def rank(sites: Sequence[Site], stats: dict[str, tuple[float, int]]) -> list[Site]:
-    return sorted(sites, key=lambda s: (-score(s.card, stats, s.params), -len(s.card.evidence), s.card.id, s.line))
+def rank(sites: Sequence[Site], stats: dict[str, tuple[float, int]], observed: dict[str, float] | None = None):
+    return sorted(
+        sites, key=lambda s: (-score(s.card, stats, s.params, observed), -len(s.card.evidence), s.card.id, s.line)
+    )
+
+
+def observed_effects(history: Sequence[Step]) -> dict[str, float]:
+    """Per skill: the median speedup it measured in this run, kept or not (steps made at the best state)."""
+    ratios: dict[str, list[float]] = {}
+    for step in history:
+        skill = step.proposal.skill
+        if skill and step.proposal.at is None and step.ms_before and step.ms_after:
+            ratios.setdefault(skill, []).append(step.ms_before / step.ms_after)
+    return {skill: statistics.median(values) for skill, values in ratios.items()}
 
 
 @dataclass(slots=True)
@@ -66,8 +89,9 @@ class SearchPlanner:
             self.frontier[current] = Kept(state.source, state.ms, len(self.frontier))
         self.frontier[current].ms = state.ms
         stats = self.memory.skill_stats() if self.memory is not None else {}
+        observed = observed_effects(history)
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
-            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), stats):
+            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), stats, observed):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
                     continue
                 self.tried.add((name, site.key))
@@ -77,7 +101,12 @@ class SearchPlanner:
                     skill=site.card.id,
                     line=site.line,
                     at=None if name == current else name,
-                    rationale=f"{site.title} (predicted {score(site.card, stats, site.params):.2f}×, "
-                    f"{len(site.card.evidence)} evidence)",
+                    rationale=rationale(site, stats, observed),
                 )
         return None
+
+
+def rationale(site: Site, stats: dict[str, tuple[float, int]], observed: dict[str, float]) -> str:
+    expected = score(site.card, stats, site.params, observed)
+    basis = "measured in this run" if site.card.id in observed else "predicted"
+    return f"{site.title} ({basis} {expected:.2f}×, {len(site.card.evidence)} evidence)"
