@@ -3,6 +3,9 @@ baseline with the same gate budget (bench/heldout_device.sh runs them on a GPU).
 
     python bench/heldout.py table skills/heldout/results/h200-2026-11-30
     python bench/heldout.py predict skills/heldout/results/h200-2026-11-30    # cards' predictions vs measured
+
+Several folders make one table: a run (kernel and planner) found in an earlier folder hides the same run in a
+later one, so a re-run of the search can stand beside the random baseline of an earlier call.
 """
 
 from __future__ import annotations
@@ -14,11 +17,19 @@ import sys
 from pathlib import Path
 
 
-def load(folder: Path) -> dict[str, dict[str, dict]]:
+def run_files(folders: list[Path], suffix: str) -> dict[tuple[str, str], Path]:
+    """(kernel, run name: search, random0, ...) -> its file; the first folder that has a run gives it."""
+    found: dict[tuple[str, str], Path] = {}
+    for folder in folders:
+        for path in sorted(folder.glob(f"*{suffix}")):
+            found.setdefault(tuple(path.name.removesuffix(suffix).rsplit(".", 1)), path)
+    return found
+
+
+def load(folders: list[Path]) -> dict[str, dict[str, dict]]:
     """kernel -> run name (search, random, random1, ...) -> `argus refine --json` summary."""
     runs: dict[str, dict[str, dict]] = {}
-    for path in sorted(folder.glob("*.json")):
-        kernel, name = path.stem.rsplit(".", 1)
+    for (kernel, name), path in sorted(run_files(folders, ".json").items()):
         try:
             runs.setdefault(kernel, {})[name] = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
@@ -60,11 +71,10 @@ def table(runs: dict[str, dict[str, dict]]) -> str:
     return "\n".join(rows)
 
 
-def observed_steps(folder: Path) -> list[tuple[str, str, float]]:
+def observed_steps(folders: list[Path]) -> list[tuple[str, str, float]]:
     """(kernel, skill, measured speedup of the candidate over the state it was applied to) for every gated step."""
     found = []
-    for path in sorted(folder.glob("*.jsonl")):
-        kernel = path.stem.rsplit(".", 1)[0]
+    for (kernel, _), path in sorted(run_files(folders, ".jsonl").items()):
         for line in path.read_text(encoding="utf-8").splitlines():
             step = json.loads(line)
             skill, before, after = step["proposal"].get("skill"), step.get("ms_before"), step.get("ms_after")
@@ -96,14 +106,14 @@ def spearman(xs: list[float], ys: list[float]) -> float:
     return cov / (sx * sy) if sx and sy else float("nan")
 
 
-def predict(folder: Path) -> str:
+def predict(folders: list[Path]) -> str:
     """How well the committed cards' effects predict what each skill measured on the held-out kernels."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
     from argus.agent.sites import predicted_effect
     from argus.skills.library import load_cards
 
     cards = {c.id: c for c in load_cards()}
-    steps = [(k, s, got) for k, s, got in observed_steps(folder) if s in cards]
+    steps = [(k, s, got) for k, s, got in observed_steps(folders) if s in cards]
     by_skill: dict[str, list[float]] = {}
     for _, skill, got in steps:
         by_skill.setdefault(skill, []).append(got)
@@ -123,17 +133,21 @@ def predict(folder: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    show = sub.add_parser("table", help="print the markdown table of a results folder")
-    show.add_argument("folder", type=Path)
+    show = sub.add_parser("table", help="print the markdown table of results folders")
+    show.add_argument("folders", type=Path, nargs="+")
     guess = sub.add_parser("predict", help="the committed cards' predictions against the measured steps")
-    guess.add_argument("folder", type=Path)
+    guess.add_argument("folders", type=Path, nargs="+")
     args = parser.parse_args(argv)
+    missing = [str(f) for f in args.folders if not f.is_dir()]
+    if missing:
+        print(f"no such folder: {', '.join(missing)}", file=sys.stderr)
+        return 1
     if args.command == "predict":
-        print(predict(args.folder))
+        print(predict(args.folders))
         return 0
-    runs = load(args.folder)
+    runs = load(args.folders)
     if not runs:
-        print(f"no refine summaries (*.json) in {args.folder}", file=sys.stderr)
+        print(f"no refine summaries (*.json) in {', '.join(map(str, args.folders))}", file=sys.stderr)
         return 1
     print(table(runs))
     return 0
