@@ -79,6 +79,37 @@ def test_a_candidate_the_gpu_found_wrong_is_a_risk_and_makes_the_skill_needed_fo
     assert "on the NVIDIA H200 (the CPU's gate passed it)" in risk.what
 
 
+def test_a_card_whose_every_measurement_came_from_a_spilling_kernel_says_so():
+    from argus.gate.result import CompileFacts, CompileResult, GateResult, ProfileResult, Status
+
+    def gate(spills: int) -> GateResult:
+        facts = CompileFacts(target="sm_90", triton_version="3.6.0", config={}, spill_stores_bytes=spills)
+        return GateResult(kernel="softmax", device="NVIDIA H200", compile=CompileResult(status=Status.passed,
+                          facts=facts), profile=ProfileResult(status=Status.passed))  # fmt: skip
+
+    text = (ROOT / "skills" / "experts" / "softmax.argus").read_text(encoding="utf-8")
+
+    def card_with(spills_without: int) -> Card:
+        undo = Candidate(id="s1.c1", transform="exp2", title="undo exp2", params={}, anchor_line=3, diff="",
+                         verdict="accepted", gate=gate(spills_without), slowdown=2.0)  # fmt: skip
+        step = Step(index=1, text_before=text, candidates=[undo])
+        record = Lineage(id="x.softmax", expert="x.argus", kernel="softmax", device="NVIDIA H200", profiled=True,
+                         rule="gpu", baseline=gate(0), steps=[step])  # fmt: skip
+        (card,) = extract([record])
+        return card
+
+    spilling = card_with(2048)
+    assert spilling.effect_needs_spills and spilling.evidence[0].spill_bytes == 2048
+    assert spilling.evidence[0].spill_bytes_with == 0
+    assert not card_with(48).effect_needs_spills
+
+
+def test_more_warps_on_a_dot_was_measured_only_where_fewer_warps_spilled():
+    (warps,) = [c for c in load_cards() if c.id == "num_warps.dot"]
+    assert warps.effect_needs_spills
+    assert all(e.spill_bytes >= 1024 for e in warps.evidence if e.profiled)
+
+
 def test_cards_round_trip_through_yaml(softmax_cards, tmp_path):
     save_cards(softmax_cards, tmp_path)
     assert load_cards(tmp_path) == softmax_cards

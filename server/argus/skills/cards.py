@@ -21,6 +21,10 @@ class Precondition(Model):
     meaning: str
 
 
+# Spill stores (bytes, ptxas) that make a difference: below this a kernel "spills none" for a card's context.
+SPILL_MARGIN = 256
+
+
 class Effect(Model):
     workload: str = Field(description="the lineage the measurement comes from, e.g. gemm.gemm")
     gpu: str = Field(description="the GPU that profiled it, as torch names it")
@@ -50,6 +54,10 @@ class Evidence(Model):
     failed_stage: str | None = Field(
         None, description="the GPU gate stage the text without the skill failed, though the CPU's gate passed it"
     )
+    spill_bytes: int | None = Field(
+        None, description="register spill stores of the text without the skill (ptxas, from its GPU compile)"
+    )
+    spill_bytes_with: int | None = Field(None, description="the same for the text with the skill")
 
 
 class Card(Model):
@@ -70,6 +78,11 @@ class Card(Model):
         "is then empty and effect_note says where"
     )
     effect_note: str = ""
+    effect_needs_spills: bool = Field(
+        False,
+        description="every measured speedup came where the kernel without the skill spilled registers (at least "
+        "SPILL_MARGIN bytes more than with it): the effect is predicted only for a kernel that spills",
+    )
     risks: list[Risk] = Field(default_factory=list)
     evidence: list[Evidence]
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from argus.skills.cards import Card, Effect, Evidence, Precondition, Risk
+from argus.gate.result import GateResult
+from argus.skills.cards import SPILL_MARGIN, Card, Effect, Evidence, Precondition, Risk
 from argus.skills.document import Document
 from argus.skills.lineage.record import Candidate, Lineage
 from argus.skills.preconditions import PRECONDITIONS
@@ -37,6 +38,7 @@ def kernel_kind(text: str, kernel: str) -> str:
 def extract(lineages: list[Lineage]) -> list[Card]:
     found: dict[str, dict] = defaultdict(lambda: {"evidence": [], "risks": [], "params": defaultdict(set), "kind": ""})
     for lineage in lineages:
+        before = lineage.baseline  # the gate result of the step's text before: the expert, then each accepted text
         for step in lineage.steps:
             kind = kernel_kind(step.text_before, lineage.kernel)
             for candidate in step.candidates:
@@ -45,11 +47,13 @@ def extract(lineages: list[Lineage]) -> list[Card]:
                 for name, value in candidate.params.items():
                     entry["params"][name].add(value)
                 if candidate.verdict in ("accepted", "passed"):
-                    entry["evidence"].append(evidence(lineage, step.index, candidate))
+                    entry["evidence"].append(evidence(lineage, step.index, candidate, before))
                     if entry["evidence"][-1].failed_stage:
                         entry["risks"].append(risk(lineage, candidate))
                 else:
                     entry["risks"].append(risk(lineage, candidate))
+            accepted = next((c for c in step.candidates if c.verdict == "accepted"), None)
+            before = accepted.gate if accepted is not None else None
     cards = []
     for card_id, entry in sorted(found.items()):
         if entry["evidence"]:  # a skill nothing vouches for is not a card; its failures stay in the records
@@ -57,7 +61,14 @@ def extract(lineages: list[Lineage]) -> list[Card]:
     return cards
 
 
-def evidence(lineage: Lineage, step: int, candidate: Candidate) -> Evidence:
+def spills(lineage: Lineage, gate: GateResult | None) -> int | None:
+    """Spill stores of a GPU compile; None on the CPU (its compile is for sm_90 too, but not the walk's record)."""
+    if not lineage.profiled or gate is None or gate.compile.facts is None:
+        return None
+    return gate.compile.facts.spill_stores_bytes
+
+
+def evidence(lineage: Lineage, step: int, candidate: Candidate, before: GateResult | None) -> Evidence:
     return Evidence(
         lineage=lineage.id,
         step=step,
@@ -67,6 +78,8 @@ def evidence(lineage: Lineage, step: int, candidate: Candidate) -> Evidence:
         profiled=lineage.profiled,
         slowdown=candidate.slowdown,
         failed_stage=gpu_failure(lineage, candidate),
+        spill_bytes=spills(lineage, candidate.gate),
+        spill_bytes_with=spills(lineage, before),
     )
 
 
@@ -125,8 +138,17 @@ def card(card_id: str, entry: dict) -> Card:
         effect=effects,
         effect_status=status,
         effect_note=note,
+        effect_needs_spills=needs_spills(entry["evidence"]),
         risks=entry["risks"],
         evidence=entry["evidence"],
+    )
+
+
+def needs_spills(evidence: list[Evidence]) -> bool:
+    """Whether every measured speedup of the card came where taking the skill away made the kernel spill."""
+    measured = [e for e in evidence if e.profiled and e.slowdown]
+    return bool(measured) and all(
+        e.spill_bytes is not None and e.spill_bytes - (e.spill_bytes_with or 0) >= SPILL_MARGIN for e in measured
     )
 
 
