@@ -8,7 +8,7 @@ from agent_fakes import SOFTMAX, FakeGate, unmeasured_cards
 from argus.agent.loop import refine
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.search import SearchPlanner, score
+from argus.agent.search import Context, SearchPlanner, score
 from argus.agent.sites import predicted_effect
 from argus.skills.apply import digest
 from argus.skills.cards import Effect
@@ -61,7 +61,7 @@ def test_rewards_observed_in_the_workspace_re_rank_skills(tmp_path):
         step = Step(0, "search", Proposal(kind="skill", skill="reciprocal.row", line=16), kept=False, reward=reward)
         memory.record(step, "k")
     cards = unmeasured_cards()
-    assert score(next(c for c in cards if c.id == "reciprocal.row"), memory.skill_stats()) == 0.0
+    assert score(next(c for c in cards if c.id == "reciprocal.row"), Context(stats=memory.skill_stats())) == 0.0
     assert proposals(SearchPlanner(cards, memory=memory))[-1] == "skill:reciprocal.row@16"
 
 
@@ -76,7 +76,20 @@ def test_a_skill_this_run_measured_slower_is_ranked_by_that_measurement_not_its_
                   ms_before=1.0, ms_after=1.25)  # fmt: skip
     first = SearchPlanner(cards).propose(state, [slower])
     assert first.skill != "num_warps.row" and "predicted" in first.rationale
-    assert score(warps, {}, (), {"num_warps.row": 0.8}) == 0.8
+    assert score(warps, Context(observed={"num_warps.row": 0.8})) == 0.8
+
+
+def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kernel_that_spills_none():
+    update = {"parameters": {"setting": "num_warps", "expert_value": 16}, "effect_needs_spills": True}
+    warps = measured("num_warps.row", 1.3).model_copy(update=update)
+    cards = [warps if c.id == "num_warps.row" else c for c in unmeasured_cards() if c.id.endswith(".row")]
+
+    def first(spills: int | None) -> str:
+        gate = None if spills is None else {"compile": {"facts": {"spill_stores_bytes": spills}}}
+        return SearchPlanner(cards).propose(State(source=SOFTMAX, kernel="softmax", ms=1.0, gate=gate), []).skill
+
+    assert first(1024) == "num_warps.row" and first(None) == "num_warps.row"  # spills, or not known: 1.3×
+    assert first(0) != "num_warps.row"
 
 
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():

@@ -113,3 +113,18 @@ def test_a_measured_effect_is_not_claimed_past_the_setting_it_was_measured_at():
     assert "median" in expected_effect(measured, {"setting": "num_warps", "from": 4, "to": 8})
     beyond = expected_effect(measured, {"setting": "num_warps", "from": 8, "to": 16})
     assert beyond == "effect not measured here: measured up to num_warps = 8, this goes to 16"
+
+
+def test_a_spill_bound_effect_is_claimed_only_where_the_kernel_spills():
+    from argus.agent.sites import predicted_effect
+    from argus.skills.library import load_cards
+    from argus.skills.matcher import expected_effect
+
+    card = next(c for c in load_cards() if c.id == "num_warps.dot")
+    params = {"setting": "num_warps", "from": 4, "to": 8}
+    assert expected_effect(card, params).endswith("where the kernel spills registers")
+    assert "median" in expected_effect(card, params, spill_bytes=2048)
+    quiet = expected_effect(card, params, spill_bytes=0)
+    assert quiet.startswith("effect not measured here: measured where the kernel without it spilled registers (")
+    assert quiet.endswith("this one spills 0")
+    assert predicted_effect(card, params, 0) == 1.0 < predicted_effect(card, params, 2048)

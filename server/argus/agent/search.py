@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import Site, applicable_sites, predicted_effect
+from argus.agent.sites import Site, applicable_sites, predicted_effect, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
@@ -32,25 +32,28 @@ from argus.skills.library import load_cards
 PRIOR = 2.0
 
 
-def score(
-    card: Card,
-    stats: dict[str, tuple[float, int]],
-    params: Sequence[tuple[str, str]] = (),
-    observed: dict[str, float] | None = None,
-) -> float:
-    if observed and card.id in observed:
-        return observed[card.id]
-    predicted = predicted_effect(card, dict(params))
-    if card.id not in stats:
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What ranks a state's sites besides the cards: this workspace's rewards (memory), what this run measured,
+    and the state's register spills (a card measured only where kernels spilled predicts nothing elsewhere)."""
+
+    stats: dict[str, tuple[float, int]] = field(default_factory=dict)
+    observed: dict[str, float] = field(default_factory=dict)
+    spill_bytes: int | None = None
+
+
+def score(card: Card, context: Context = Context(), params: Sequence[tuple[str, str]] = ()) -> float:
+    if card.id in context.observed:
+        return context.observed[card.id]
+    predicted = predicted_effect(card, dict(params), context.spill_bytes)
+    if card.id not in context.stats:
         return predicted
-    mean, count = stats[card.id]
+    mean, count = context.stats[card.id]
     return (PRIOR * predicted + count * mean) / (PRIOR + count)
 
 
-def rank(sites: Sequence[Site], stats: dict[str, tuple[float, int]], observed: dict[str, float] | None = None):
-    return sorted(
-        sites, key=lambda s: (-score(s.card, stats, s.params, observed), -len(s.card.evidence), s.card.id, s.line)
-    )
+def rank(sites: Sequence[Site], context: Context = Context()) -> list[Site]:
+    return sorted(sites, key=lambda s: (-score(s.card, context, s.params), -len(s.card.evidence), s.card.id, s.line))
 
 
 def observed_effects(history: Sequence[Step]) -> dict[str, float]:
@@ -67,6 +70,7 @@ def observed_effects(history: Sequence[Step]) -> dict[str, float]:
 class Kept:
     source: str
     ms: float | None
+    spill_bytes: int | None  # from its gate result's compile facts
     order: int  # when it was first seen: later (further refined) first among equal times
 
     def sort_key(self) -> tuple[float, int]:
@@ -86,12 +90,13 @@ class SearchPlanner:
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         current = digest(state.source)
         if current not in self.frontier:
-            self.frontier[current] = Kept(state.source, state.ms, len(self.frontier))
+            self.frontier[current] = Kept(state.source, state.ms, spill_bytes(state.gate), len(self.frontier))
         self.frontier[current].ms = state.ms
         stats = self.memory.skill_stats() if self.memory is not None else {}
         observed = observed_effects(history)
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
-            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), stats, observed):
+            context = Context(stats, observed, kept.spill_bytes)
+            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
                     continue
                 self.tried.add((name, site.key))
@@ -101,12 +106,12 @@ class SearchPlanner:
                     skill=site.card.id,
                     line=site.line,
                     at=None if name == current else name,
-                    rationale=rationale(site, stats, observed),
+                    rationale=rationale(site, context),
                 )
         return None
 
 
-def rationale(site: Site, stats: dict[str, tuple[float, int]], observed: dict[str, float]) -> str:
-    expected = score(site.card, stats, site.params, observed)
-    basis = "measured in this run" if site.card.id in observed else "predicted"
+def rationale(site: Site, context: Context) -> str:
+    expected = score(site.card, context, site.params)
+    basis = "measured in this run" if site.card.id in context.observed else "predicted"
     return f"{site.title} ({basis} {expected:.2f}×, {len(site.card.evidence)} evidence)"

@@ -31,12 +31,19 @@ class Site:
         return (self.card.id, self.anchor_text, self.params)
 
 
-def predicted_effect(card: Card, params: dict | None = None) -> float:
+def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None) -> float:
     """The median of the card's per-lineage medians; 1.0 (no change expected) while not measured, or where the
-    application moves a setting past anything the card measured (`params`: the application's)."""
-    if card.effect_status != "measured" or not card.effect or beyond_evidence(card, params) is not None:
+    application is outside what the card measured (`params`: the application's; `spill_bytes`: the kernel's
+    register spills at its last GPU-target compile, None when unknown)."""
+    if card.effect_status != "measured" or not card.effect or beyond_evidence(card, params, spill_bytes) is not None:
         return 1.0
     return statistics.median(e.median for e in card.effect)
+
+
+def spill_bytes(gate: dict | None) -> int | None:
+    """A state's register spill stores from its gate result's compile facts (GateResult JSON), when it has them."""
+    facts = ((gate or {}).get("compile") or {}).get("facts") or {}
+    return facts.get("spill_stores_bytes")
 
 
 # A planner asks about the same state once per proposal it makes there: remember the last few answers.

@@ -123,10 +123,25 @@ async def fix_verifies(server: ArgusServer, state, snapshot: Snapshot, fix) -> b
     return memo[key]
 
 
+def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
+    """Per kernel, the spill stores the last gate run compiled for this very version of the document."""
+    state = server.documents.get(snapshot.uri)
+    run = state.gate if state is not None else None
+    if run is None or run.version != snapshot.version:
+        return {}
+    found = {}
+    for result in run.results:
+        facts = result.compile.facts
+        if facts is not None and facts.spill_stores_bytes is not None:
+            found[result.kernel] = facts.spill_stores_bytes
+    return found
+
+
 async def skill_actions(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
-    request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, snapshot.positions.span(selection))
+    span = snapshot.positions.span(selection)
+    request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, span, gate_spills(server, snapshot))
     proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
     from argus.skills.apply import digest  # the skills layer loads with the language core, after initialize
 

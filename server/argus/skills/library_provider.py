@@ -36,7 +36,9 @@ class LibraryProvider:
                         title=title,
                         edits=found.application.edits if failed is None else (),
                         failed_precondition=None if failed is None else f"{failed.name}: {failed.found}",
-                        detail=expected_effect(found.card, found.application.params),
+                        detail=expected_effect(
+                            found.card, found.application.params, request.spill_bytes.get(found.application.kernel)
+                        ),
                         gate_after=True,
                         line=line,
                     )

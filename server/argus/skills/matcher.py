@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from argus.dsl import ast
-from argus.skills.cards import Card
+from argus.skills.cards import SPILL_MARGIN, Card
 from argus.skills.document import Document
 from argus.skills.facts import walk
 from argus.skills.transforms import TRANSFORMS
@@ -55,28 +55,39 @@ def number(value) -> float | None:
         return None
 
 
-def beyond_evidence(card: Card, params: dict | None) -> str | None:
+def beyond_evidence(card: Card, params: dict | None, spill_bytes: int | None = None) -> str | None:
     """Why the card's measured effect does not speak for this application: it moves a setting past the value
-    the expert had, and every measurement of the card comes from walking back down from that value."""
+    the expert had, and every measurement of the card comes from walking back down from that value; or every
+    measurement came where the kernel without the skill spilled registers, and this one (`spill_bytes`, from
+    its last GPU-target compile, when known) spills none."""
     expert, to = number(card.parameters.get("expert_value")), number((params or {}).get("to"))
-    if expert is None or to is None or to <= expert:
-        return None
-    setting = card.parameters.get("setting", "the setting")
-    return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
+    if expert is not None and to is not None and to > expert:
+        setting = card.parameters.get("setting", "the setting")
+        return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
+    if card.effect_needs_spills and spill_bytes is not None and spill_bytes < SPILL_MARGIN:
+        spilled = spill_range(card)
+        return f"measured where the kernel without it spilled registers ({spilled}); this one spills {spill_bytes}"
+    return None
 
 
-def expected_effect(card: Card, params: dict | None = None) -> str:
+def spill_range(card: Card) -> str:
+    spilled = sorted(e.spill_bytes for e in card.evidence if e.spill_bytes)
+    return f"{spilled[0]}–{spilled[-1]} bytes" if spilled else "bytes unknown"
+
+
+def expected_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None) -> str:
     if card.effect_status == "needed for correctness":
         return "needed for correctness: without it the kernel computed wrong values on the GPU (no time measured)"
     if not card.effect:
         return "effect not measured yet (CPU lineages only)"
-    beyond = beyond_evidence(card, params)
+    beyond = beyond_evidence(card, params, spill_bytes)
     if beyond is not None:
         return f"effect not measured here: {beyond}"
     medians = sorted(e.median for e in card.effect)
     middle = medians[len(medians) // 2]
     gpus = sorted({e.gpu for e in card.effect})
-    return f"{middle:.2f}× median over {len(card.effect)} lineages ({', '.join(gpus)})"
+    where = " where the kernel spills registers" if card.effect_needs_spills else ""
+    return f"{middle:.2f}× median over {len(card.effect)} lineages ({', '.join(gpus)}){where}"
 
 
 def kind_of(card: Card) -> str:

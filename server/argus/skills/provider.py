@@ -9,6 +9,7 @@ with exclusive ends, as everywhere in Argus.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -36,6 +37,9 @@ class SkillRequest:
     text: str
     check: CheckResult
     span: Span
+    # per kernel, the register spill stores (bytes) of a GPU-target compile of this very text, where the gate
+    # compiled it: a skill measured only on spilling kernels predicts nothing for one that spills none
+    spill_bytes: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,58 @@
+"""A skill whose measured effect came only from kernels that spilled registers (`num_warps.dot`: every lineage
+measurement had 4 warps spilling 1.5-3.4 KB) says so in the light bulb, and once the gate has compiled this very
+text and found no spills, it says the effect was not measured for such a kernel."""
+
+from __future__ import annotations
+
+from lsp_support import open_document, published
+from lsprotocol import types
+
+SMALL_GEMM = """\
+kernel mm(A: f16[M, K], B: f16[K, N], C: out f16[M, N]):
+    tile BM = 32, BN = 32, BK = 16
+    policy num_warps = 4
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(A[rm, rk], mask=(rm < M, rk < K), other=0)
+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)
+        acc += dot(a, b)
+    store(C[rm, rn], acc.to(f16), mask=(rm < M, rn < N))
+
+reference mm(A, B):
+    return (A.float() @ B.float()).half()
+
+sizes mm:
+    small: M = 48, N = 40, K = 32
+"""
+LINE = SMALL_GEMM.split("\n").index("    policy num_warps = 4")
+
+
+async def more_warps_title(client, uri: str) -> str:
+    start = types.Position(line=LINE, character=4)
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=start, end=start),
+        context=types.CodeActionContext(diagnostics=[], trigger_kind=types.CodeActionTriggerKind.Invoked),
+    )
+    actions = await client.text_document_code_action_async(params)
+    return next(a.title for a in actions if a.title.startswith("Skill: More warps"))
+
+
+async def test_a_spill_bound_skill_says_so_and_after_a_gate_run_without_spills_claims_nothing(vscode, uri):
+    open_document(vscode, uri, SMALL_GEMM)
+    await published(vscode, uri, 1)
+    before = await more_warps_title(vscode, uri)
+    assert "× median over" in before and "where the kernel spills registers" in before, before
+
+    params = types.ExecuteCommandParams(command="argus.runGate", arguments=[uri, "mm"])
+    summary = await vscode.workspace_execute_command_async(params)
+    (result,) = summary["results"]
+    assert result["compile"]["facts"]["spill_stores_bytes"] == 0, result["compile"]
+
+    after = await more_warps_title(vscode, uri)
+    assert "effect not measured here: measured where the kernel without it spilled registers" in after, after
+    assert after.endswith("this one spills 0)")
