@@ -56,3 +56,14 @@ def replace_all(client: LanguageClient, uri: str, version: int, old: str, new: s
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
         )
     )
+
+
+async def actions_at(client, uri, line, trigger=types.CodeActionTriggerKind.Invoked, diagnostics=(), character=4):
+    """The code actions the editor gets for a cursor at (line, character), asked for explicitly by default."""
+    start = types.Position(line=line, character=character)
+    params = types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=types.Range(start=start, end=start),
+        context=types.CodeActionContext(diagnostics=list(diagnostics), trigger_kind=trigger),
+    )
+    return list(await client.text_document_code_action_async(params))

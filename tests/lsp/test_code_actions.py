@@ -3,7 +3,7 @@ versioned edits."""
 
 from __future__ import annotations
 
-from lsp_support import EXAMPLES, open_document, published, replace_all
+from lsp_support import EXAMPLES, actions_at, open_document, published, replace_all
 from lsprotocol import types
 
 from argus.dsl.check import check_source
@@ -14,16 +14,6 @@ TYPO = (EXAMPLES / "vector_add.argus").read_text().replace("x: f32[N]", "x: f33[
 
 def line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.split("\n")) if needle in line)
-
-
-async def actions_at(client, uri, line, trigger=types.CodeActionTriggerKind.Invoked, diagnostics=(), character=4):
-    start = types.Position(line=line, character=character)
-    params = types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=start, end=start),
-        context=types.CodeActionContext(diagnostics=list(diagnostics), trigger_kind=trigger),
-    )
-    return list(await client.text_document_code_action_async(params))
 
 
 def edits_of(client, action, uri, version):

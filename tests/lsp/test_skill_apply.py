@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_support import EXAMPLES, open_document, published, record_gate_results, replace_all
+from lsp_support import EXAMPLES, actions_at, open_document, published, record_gate_results, replace_all
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -49,14 +49,7 @@ def record_apply_edits(client: LanguageClient, applied: bool = True) -> list[typ
 
 
 async def skill_action(client, uri: str, line: int, title: str) -> types.CodeAction:
-    start = types.Position(line=line, character=4)
-    params = types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=start, end=start),
-        context=types.CodeActionContext(diagnostics=[], trigger_kind=types.CodeActionTriggerKind.Invoked),
-    )
-    actions = await client.text_document_code_action_async(params)
-    return next(a for a in actions if a.title.startswith(title))
+    return next(a for a in await actions_at(client, uri, line) if a.title.startswith(title))
 
 
 def execute(client, command: types.Command):

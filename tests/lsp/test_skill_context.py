@@ -4,7 +4,7 @@ text and found no spills, it says the effect was not measured for such a kernel.
 
 from __future__ import annotations
 
-from lsp_support import open_document, published
+from lsp_support import actions_at, open_document, published
 from lsprotocol import types
 
 SMALL_GEMM = """\
@@ -32,14 +32,7 @@ LINE = SMALL_GEMM.split("\n").index("    policy num_warps = 4")
 
 
 async def more_warps_title(client, uri: str) -> str:
-    start = types.Position(line=LINE, character=4)
-    params = types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=types.Range(start=start, end=start),
-        context=types.CodeActionContext(diagnostics=[], trigger_kind=types.CodeActionTriggerKind.Invoked),
-    )
-    actions = await client.text_document_code_action_async(params)
-    return next(a.title for a in actions if a.title.startswith("Skill: More warps"))
+    return next(a.title for a in await actions_at(client, uri, LINE) if a.title.startswith("Skill: More warps"))
 
 
 async def test_a_spill_bound_skill_says_so_and_after_a_gate_run_without_spills_claims_nothing(vscode, uri):
