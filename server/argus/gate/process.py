@@ -15,12 +15,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from argus.gate.runner.gate_common import LOCK_TAKEN, LOCK_WAITING
+from argus.gate.runner.gate_common import QueueClock
 
 KILL_GRACE_S = 3.0
 Progress = Callable[[str], None] | None
@@ -43,31 +42,10 @@ def child_environment() -> dict[str, str]:
     return env
 
 
-class Clock:
-    """A time limit that stops while the runner waits for the GPU lock: with runners side by side on one
-    GPU, a turn in the queue is not the kernel's time."""
-
-    def __init__(self, limit_s: float) -> None:
-        self.limit_s, self.started = limit_s, time.monotonic()
-        self.queued_s, self.queued_since = 0.0, None
-
-    def see(self, line: str) -> None:
-        if LOCK_WAITING in line:
-            self.queued_since = time.monotonic()
-        elif LOCK_TAKEN in line and self.queued_since is not None:
-            self.queued_s += time.monotonic() - self.queued_since
-            self.queued_since = None
-
-    def left(self) -> float:
-        now = time.monotonic()
-        queued = self.queued_s + (now - self.queued_since if self.queued_since is not None else 0.0)
-        return self.limit_s - (now - self.started - queued)
-
-
 POLL_S = 1.0  # how often a wait looks at the clock again
 
 
-def _forward(line: str, lines: list[str], on_progress: Progress, clock: Clock) -> None:
+def _forward(line: str, lines: list[str], on_progress: Progress, clock: QueueClock) -> None:
     lines.append(line)
     clock.see(line)
     if on_progress is not None and line.startswith("[gate] "):
@@ -90,7 +68,7 @@ def run_blocking(run_py: Path, argv: Sequence[str], limit_s: float, on_progress:
         start_new_session=True,
     )
     lines: list[str] = []
-    clock = Clock(limit_s)
+    clock = QueueClock(limit_s)
 
     def pump() -> None:
         for raw in iter(process.stderr.readline, b""):
@@ -132,7 +110,7 @@ async def run_async(run_py: Path, argv: Sequence[str], limit_s: float, on_progre
         start_new_session=True,
     )
     lines: list[str] = []
-    clock = Clock(limit_s)
+    clock = QueueClock(limit_s)
 
     async def pump() -> None:
         while raw := await process.stderr.readline():

@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import sys
+import time
 import traceback
 from pathlib import Path
 from types import ModuleType
@@ -147,6 +148,28 @@ def device_name(device: str) -> str:
 # them, so a kernel's time limit measures its own work, not its turn in the queue.
 LOCK_WAITING = "waiting for the GPU (another runner holds --gpu-lock)"
 LOCK_TAKEN = "took the GPU"
+
+
+class QueueClock:
+    """A time limit that stops while a child waits for the GPU lock (between its LOCK_WAITING and LOCK_TAKEN
+    lines): with runners side by side on one GPU, a turn in the queue is not the kernel's time. Used by the
+    runner for its stage workers and by argus.gate.process for the runner."""
+
+    def __init__(self, limit_s: float) -> None:
+        self.limit_s, self.started = limit_s, time.monotonic()
+        self.queued_s, self.queued_since = 0.0, None
+
+    def see(self, line: str) -> None:
+        if LOCK_WAITING in line:
+            self.queued_since = time.monotonic()
+        elif LOCK_TAKEN in line and self.queued_since is not None:
+            self.queued_s += time.monotonic() - self.queued_since
+            self.queued_since = None
+
+    def left(self) -> float:
+        now = time.monotonic()
+        queued = self.queued_s + (now - self.queued_since if self.queued_since is not None else 0.0)
+        return self.limit_s - (now - self.started - queued)
 
 
 def progress(message: str) -> None:

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gate_common import LOCK_TAKEN, LOCK_WAITING, Bundle, argus_line, error, progress  # noqa: E402
+from gate_common import LOCK_TAKEN, LOCK_WAITING, Bundle, QueueClock, argus_line, error, progress  # noqa: E402
 
 RESULT_FORMAT = "argus-gate/1"
 STAGES = ("compile", "correct", "profile")
@@ -143,10 +143,10 @@ class Child:
 
     def wait(self, timeout_s: float) -> tuple[int | None, str]:
         """(exit status, None on time-out; the output, stdout and stderr, progress lines passed on). Time the
-        child spends waiting for the GPU lock (between its LOCK_WAITING and LOCK_TAKEN lines) does not count
-        against `timeout_s`; `self.lock_wait_s` says how long that was."""
+        child spends waiting for the GPU lock does not count against `timeout_s` (QueueClock);
+        `self.lock_wait_s` says how long that was."""
         lines: list[str] = []
-        waiting_since: list[float] = []  # set while the child waits for the lock
+        clock = QueueClock(timeout_s)
         import threading
 
         def pump(stream, echo: bool) -> None:
@@ -154,10 +154,7 @@ class Child:
                 text = raw.decode("utf-8", "replace")
                 lines.append(text)
                 if text.startswith("[gate]"):
-                    if LOCK_WAITING in text:
-                        waiting_since.append(time.perf_counter())
-                    elif LOCK_TAKEN in text and waiting_since:
-                        self.lock_wait_s += time.perf_counter() - waiting_since.pop()
+                    clock.see(text)
                     if echo:
                         sys.stderr.write(text)
                         sys.stderr.flush()
@@ -168,19 +165,15 @@ class Child:
         ]
         for reader in readers:
             reader.start()
-        started = time.perf_counter()
         status = None
-        while status is None:
-            now = time.perf_counter()
-            waited = self.lock_wait_s + sum(now - since for since in waiting_since)
-            left = timeout_s - (now - started - waited)
-            if left <= 0:
-                self.kill()
-                break
+        while status is None and clock.left() > 0:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                status = self.process.wait(timeout=min(max(left, 0.1), 1.0))
+                status = self.process.wait(timeout=min(max(clock.left(), 0.1), 1.0))
+        if status is None:
+            self.kill()
         for reader in readers:
             reader.join(timeout=5)
+        self.lock_wait_s = clock.queued_s
         Child.current = None
         return status, "".join(lines)
 
