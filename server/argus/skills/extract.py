@@ -62,7 +62,8 @@ def extract(lineages: list[Lineage]) -> list[Card]:
 
 
 def spills(lineage: Lineage, gate: GateResult | None) -> int | None:
-    """Spill stores of a GPU compile; None on the CPU (its compile is for sm_90 too, but not the walk's record)."""
+    """Spill stores of the profiled lineage's GPU compile; None for a CPU walk, whose sm_90 compile may be another
+    Triton version's (the development machine's, not the GPU machine's)."""
     if not lineage.profiled or gate is None or gate.compile.facts is None:
         return None
     return gate.compile.facts.spill_stores_bytes
