@@ -160,7 +160,7 @@ def test_tensor_where_a_scalar_dimension_is_fixed_by_a_tile_constant(build):
 def test_autotuned_launcher_refuses_to_override_a_tuned_constant(build):
     module = build(EXAMPLE["matmul"])
     message = launch_error(module.matmul.autotuned, *matmul_args(), BN=128)
-    assert "`BN`" in message and "tuned" in message
+    assert message.startswith("matmul: ") and "`BN`" in message and "tuned" in message
 
 
 def test_autotuned_launcher_needs_a_configuration_that_satisfies_requires(build):
@@ -175,7 +175,7 @@ kernel rows(x: f32[N], y: out f32[N]):
     module = build(text)
     x = torch.randn(48)
     message = launch_error(module.rows.autotuned, x, torch.empty_like(x))
-    assert "requires N % B == 0" in message and "N=48" in message
+    assert message.startswith("rows: ") and "requires N % B == 0" in message and "N=48" in message
     assert module.rows_autotuned is module.rows.autotuned
 
 

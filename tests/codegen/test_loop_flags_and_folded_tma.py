@@ -105,3 +105,10 @@ def test_folded_axes_must_be_contiguous_for_the_descriptors(build):
     # innermost stride is 1, but Z * H * S rows are not one strided axis, so the pointers run
     interleaved = torch.zeros(2, 64, 3, 32, dtype=torch.float16).permute(0, 2, 1, 3)
     assert launched(build, text, {"Q": interleaved, "K": k, "O": o})["ARGUS_TMA"] == 0
+
+
+def test_the_launcher_and_the_kernel_name_the_same_loop_flags(build):
+    # the runtime is copied into each module as text, so it keeps its own copy of codegen's table
+    from argus.codegen.body import LOOP_FLAG_NAMES
+
+    assert build(ATTENTION.format(policy=""))._LOOP_FLAGS == LOOP_FLAG_NAMES

@@ -190,12 +190,12 @@ def _launch(kernel, args, kwargs, autotune=False):
             arguments += list(values[param["name"]].stride())
     facts = {name: values[name] for name in kernel["fact_tensors"]} if check_data else {}
     tma = _tma_flag(kernel, values, policy.pop("tma", 0))
-    for name, flag in _LOOP_FLAGS.items():  # loop options: constexpr flags, for kernels that declare them
-        value = policy.pop(name, None)
-        if value is not None and name in kernel["policy"]:
+    for setting, flag in _LOOP_FLAGS.items():  # loop options: constexpr flags, for kernels that declare them
+        value = policy.pop(setting, None)
+        if value is not None and setting in kernel["policy"]:
             # the pointer form of a kernel with TMA descriptors (policy tma = 0, or the launcher's fallback)
             # runs unspecialized: Triton's Hopper warp specialization partitions descriptor loads
-            tma[flag] = 0 if name == "warp_specialize" and tma.get("ARGUS_TMA") == 0 else int(value)
+            tma[flag] = 0 if setting == "warp_specialize" and tma.get("ARGUS_TMA") == 0 else int(value)
     if not autotune:
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
