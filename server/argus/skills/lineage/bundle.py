@@ -61,9 +61,7 @@ def run_script(names: list[str], kernel: str) -> str:
             'cd "$(dirname "$0")"',
             gate.replace("NAME", "base") + " --references all || echo 'gate failed: base'",
             f"printf '%s\\n' {candidates} | xargs -r -P \"${{JOBS:-1}}\" -I NAME \\",
-            f"  sh -c '{gate} --references eager || echo \"gate failed: NAME\"'".replace(
-                '"$PWD/gpu.lock"', "$PWD/gpu.lock"
-            ),
+            f"  sh -c '{gate} --references eager || echo \"gate failed: NAME\"'",
             "",
         ]
     )
