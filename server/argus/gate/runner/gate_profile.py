@@ -118,19 +118,19 @@ def work_counts(entry: dict, sizes: dict, inputs: dict) -> dict:
 
 
 def run_profile(
-    bundle: Bundle, kernel: str, device: str, trials: int, ceilings: dict | None, compiled: bool = True
+    bundle: Bundle, kernel: str, device: str, trials: int, ceilings: dict | None, time_compiled: bool = True
 ) -> dict:
     if device != "cuda":
         return stage_record("skipped", "profiling needs a GPU")
     if ceilings is None:
         return stage_record("error", "the ceilings could not be measured, so no percentages")
     try:
-        return profile_kernel(Phases(bundle, kernel, "profile"), max(100, trials), ceilings, compiled)
+        return profile_kernel(Phases(bundle, kernel, "profile"), max(100, trials), ceilings, time_compiled)
     except StageStop as stop:
         return stopped(stop)
 
 
-def profile_kernel(phases: Phases, trials: int, ceilings: dict, compiled: bool = True) -> dict:
+def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: bool = True) -> dict:
     import torch
 
     kernel = phases.kernel
@@ -173,7 +173,7 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, compiled: bool =
     eager = lambda: problem.reference(**reference_args)  # noqa: E731
     facts["eager"] = phases.run("reference", timer.time, eager, trials, 100.0, budget)
     facts["speedup_over_eager"] = facts["eager"]["ms_median"] / timed["ms_median"]
-    if not compiled:
+    if not time_compiled:
         notes.append("the torch.compile reference was not timed (--references eager)")
         torch.cuda.synchronize()
         return stage_record("passed", "", facts)

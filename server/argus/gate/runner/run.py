@@ -116,8 +116,8 @@ def run_stage(bundle: Bundle, args: argparse.Namespace) -> dict:
     import gate_profile
 
     ceilings = json.loads(args.ceilings) if args.ceilings else None
-    compiled = args.references == "all"
-    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings, compiled)
+    time_compiled = args.references == "all"
+    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings, time_compiled)
 
 
 # ---- the parent side: children with limits ----------------------------------------------------------------
