@@ -216,11 +216,8 @@ def report_progress(server: ArgusServer, token: str | None, message: str, done: 
 
 
 def end_progress(server: ArgusServer, token: str | None, run: GateRun) -> None:
-    if token is None:
-        return
     message = "cancelled" if run.cancelled else run.error or "; ".join(lens_title(r) for r in run.results)
-    server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-    server.work_done_progress.tokens.pop(token, None)
+    progress.end(server, token, message)
 
 
 def refresh_lenses(server: ArgusServer) -> None:

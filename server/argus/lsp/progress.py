@@ -35,3 +35,11 @@ async def begin_cancellable(
     if cancelled is not None and task is not None:
         cancelled.add_done_callback(lambda future: future.cancelled() and loop.call_soon_threadsafe(task.cancel))
     return token
+
+
+def end(server: ArgusServer, token: str | None, message: str) -> None:
+    """End the progress `token` (None: the job ran without one) with `message`, and forget the token."""
+    if token is None:
+        return
+    server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+    server.work_done_progress.tokens.pop(token, None)

@@ -320,7 +320,7 @@ async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: 
     else:
         summary |= {"outcome": "error", "message": f"Refine of {job.kernel} failed: {final.get('message')}"}
         kind = types.MessageType.Error
-    end_progress(server, token, summary["message"])
+    progress.end(server, token, summary["message"])
     if summary["outcome"] != "offer":  # the offer is its own message, with its buttons
         server.window_show_message(types.ShowMessageParams(type=kind, message=summary["message"]))
     return summary
@@ -364,10 +364,3 @@ def report(server: ArgusServer, token: str | None, message: str, job: RefineJob)
     used = sum(step.get("gate_runs", 0) for step in job.steps)
     percentage = min(100, int(100 * used / max(job.budget, 1)))
     server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
-
-
-def end_progress(server: ArgusServer, token: str | None, message: str) -> None:
-    if token is None:
-        return
-    server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
-    server.work_done_progress.tokens.pop(token, None)
