@@ -113,9 +113,9 @@ def library_card(server: ArgusServer, skill: str) -> Card | None:
     provider = next((p for p in server.skills.providers if p.name == "library"), None)
     cards = getattr(provider, "cards", None)
     if cards is None:
-        from argus.skills.library import load_cards
+        from argus.skills.library import card_by_id
 
-        cards = load_cards()
+        return card_by_id(skill)
     return next((c for c in cards if c.id == skill), None)
 
 
