@@ -23,8 +23,8 @@ from argus.agent.gates import CachedGate, Gate, cached
 from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Planner, Proposal, State, Step
 from argus.agent.trajectory import TrajectoryLog
-from argus.agent.verdicts import correct_and_compiled, gate_failure, ms_of, no_timing, reward_of
-from argus.gate.result import GateError, GateResult
+from argus.agent.verdicts import correct_and_compiled, gate_failure, no_timing, reward_of
+from argus.gate.result import GateError, GateResult, kernel_ms
 from argus.skills.apply import digest, plan
 from argus.skills.library import card_by_id
 
@@ -114,7 +114,7 @@ class _Run:
                 kernel=self.kernel, device="none", errors=[GateError(code="AR505", message=str(problem))]
             )
         state.gate = result.model_dump(mode="json")
-        state.ms = ms_of(result)
+        state.ms = kernel_ms(result)
         return state
 
     def loop(self, result, budget, limit, cancel, trajectory, memory, on_step) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from argus.agent.plan import Feedback
-from argus.gate.result import GateResult, Status
+from argus.gate.result import GateResult, Status, kernel_ms
 
 FAILURE_REWARD = -1.0  # a proposal that broke something: refused, did not parse, check, verify, compile or match
 NEUTRAL_REWARD = 0.0  # correct but not kept: slower, or no timing to compare
@@ -19,12 +19,6 @@ def reward_of(feedback: Feedback | None, speedup: float | None) -> float:
     if feedback.stage in FAILURE_STAGES or feedback.data.get("status") == "error":
         return FAILURE_REWARD
     return NEUTRAL_REWARD
-
-
-def ms_of(result: GateResult | None) -> float | None:
-    if result is None or result.profile.status != Status.passed or result.profile.facts is None:
-        return None
-    return result.profile.facts.kernel.ms_median
 
 
 def correct_and_compiled(result: GateResult) -> bool:
@@ -60,12 +54,11 @@ def gate_failure(result: GateResult) -> Feedback | None:
 
 def no_timing(result: GateResult, current_ms: float | None) -> Feedback:
     """A correct candidate that cannot be compared: no profile ran (a CPU), or the current state has none."""
-    if ms_of(result) is None:
+    if kernel_ms(result) is None:
         why = result.profile.message or "the profile stage did not run"
         if result.device == "cpu" and "GPU" not in why:
             why += ", and profiling needs a GPU"
         why = f"correct, but not timed ({why}): it cannot be kept as faster"
         return Feedback("profile", why, {"status": result.profile.status.value, "device": result.device})
-    return Feedback(
-        "profile", "the current state has no timing to compare with", {"ms": ms_of(result), "current_ms": current_ms}
-    )
+    data = {"ms": kernel_ms(result), "current_ms": current_ms}
+    return Feedback("profile", "the current state has no timing to compare with", data)

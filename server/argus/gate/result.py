@@ -147,6 +147,13 @@ class GateResult(Model):
         return bool(ran) and all(s.status == Status.passed for s in ran) and not self.errors
 
 
+def kernel_ms(result: GateResult | None) -> float | None:
+    """The median kernel time of a result's profile; None without a profile that passed."""
+    if result is None or result.profile.status != Status.passed or result.profile.facts is None:
+        return None
+    return result.profile.facts.kernel.ms_median
+
+
 class GateRun(Model):
     """What one runner invocation writes: a result per kernel, in file order."""
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argus.gate import GateResult, run_gate
+from argus.gate.result import kernel_ms
 from argus.skills.document import Document
 from argus.skills.facts import verify_errors
 from argus.skills.lineage.record import Candidate, KernelFactsRecord, Lineage, PreconditionCheck, Step
@@ -99,11 +100,6 @@ def candidates(text: str, kernel: str, transforms=None) -> list[Application]:
     return [app for t in chosen for app in t.inverse(doc) if app.kernel == kernel]
 
 
-def kernel_time(result: GateResult | None) -> float | None:
-    facts = result.profile.facts if result is not None else None
-    return facts.kernel.ms_median if facts is not None else None
-
-
 def walk(
     expert: Path,
     kernel: str,
@@ -130,7 +126,7 @@ def walk(
     record.baseline = gate(text, kernel)
     tried: dict[tuple, str] = {}  # rewrite key -> its verdict when it was first gated
     base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
-    base_time = kernel_time(record.baseline)
+    base_time = kernel_ms(record.baseline)
     for index in range(1, max_steps + 1):
         step = Step(index=index, text_before=text, facts=facts_record(text, kernel, base_verify))
         fresh = [app for app in candidates(text, kernel, transforms) if tried.get(key(text, app)) != "rejected"]
@@ -145,7 +141,7 @@ def walk(
             tried[key(text, app)] = "rejected" if candidate.verdict == "rejected" else "passed"
             step.candidates.append(candidate)
             if candidate.verdict == "passed":
-                t = kernel_time(candidate.gate)
+                t = kernel_ms(candidate.gate)
                 if profiled and base_time and t:
                     candidate.slowdown = round(t / base_time, 4)
                 passing.append((candidate, after, t))
