@@ -40,12 +40,12 @@ def test_similar_returns_the_successes_and_failures_sharing_most_facts(tmp_path)
     assert failures[0]["facts"] == facts_signature(DOT)
 
 
-def test_skill_rewards_are_the_mean_reward_per_skill(tmp_path):
+def test_skill_stats_are_the_mean_reward_per_skill_and_its_count(tmp_path):
     memory = Memory(tmp_path / "memory.jsonl")
     for reward in (1.5, -1.0, 0.0):
         memory.record(step("exp2.row", reward, ROW), "k")
     memory.record(step("tma.dot", 1.2, DOT, kept=True), "k")
-    assert memory.skill_rewards() == {"exp2.row": 0.5 / 3, "tma.dot": 1.2}
+    assert memory.skill_stats() == {"exp2.row": (0.5 / 3, 3), "tma.dot": (1.2, 1)}
 
 
 def test_corrupt_lines_are_skipped_with_a_warning(tmp_path, caplog):
@@ -58,12 +58,12 @@ def test_corrupt_lines_are_skipped_with_a_warning(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="argus.agent.memory"):
         assert len(memory.records()) == 2
     assert sum("corrupt memory line" in r.message for r in caplog.records) == 3
-    assert memory.skill_rewards() == {"exp2.row": 1.0}
+    assert memory.skill_stats() == {"exp2.row": (1.0, 2)}
 
 
 def test_no_memory_file_is_no_memory(tmp_path):
     memory = Memory(tmp_path / "none" / "memory.jsonl")
-    assert memory.similar(ROW) == ([], []) and memory.skill_rewards() == {}
+    assert memory.similar(ROW) == ([], []) and memory.skill_stats() == {}
 
 
 def test_a_record_is_one_json_line(tmp_path):

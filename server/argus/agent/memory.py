@@ -113,9 +113,6 @@ class Memory:
                 sums.setdefault(record["skill"], []).append(float(record["reward"]))
         return {skill: (sum(rewards) / len(rewards), len(rewards)) for skill, rewards in sums.items()}
 
-    def skill_rewards(self) -> dict[str, float]:
-        return {skill: mean for skill, (mean, _) in self.skill_stats().items()}
-
 
 def _parsed(lines: Iterable[str], path: Path) -> Iterable[dict[str, Any]]:
     for number, line in enumerate(lines, 1):
