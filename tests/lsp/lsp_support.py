@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+NVIM = shutil.which("nvim")
+
+# Skipped only on a developer's machine without nvim; in CI (which installs it) a missing nvim fails.
+needs_neovim = pytest.mark.skipif(
+    NVIM is None and not os.environ.get("CI"), reason="nvim is not installed (CI installs it: apt-get install neovim)"
+)
+
+
+def run_neovim(script: str, kernel: Path, home: Path, timeout: float) -> str:
+    """Headless Neovim running tests/lsp/SCRIPT on `kernel`, with its own config and data under `home`; its
+    output, after checking it exited 0."""
+    assert NVIM is not None, "CI must install nvim (.ci/run does: apt-get install -y neovim)"
+    dirs = {f"XDG_{name}_HOME": str(home / name.lower()) for name in ("CONFIG", "DATA", "STATE", "CACHE")}
+    env = {**os.environ, **dirs, "ARGUS_PYTHON": sys.executable, "ARGUS_FILE": str(kernel)}
+    path = Path(__file__).with_name(script)
+    command = [NVIM, "--headless", "--clean", "-c", f"luafile {path}"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0, out
+    return out
 
 
 def open_document(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:

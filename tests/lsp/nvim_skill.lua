@@ -1,32 +1,10 @@
 -- Headless Neovim 0.7 picks a library skill from its code action menu, as a user does: the server's
 -- argus.applySkill edits the buffer through workspace/applyEdit and starts a gate run, whose progress Neovim
 -- records. Run by tests/lsp/test_skill_apply.py; env: ARGUS_PYTHON, ARGUS_FILE.
-local function log(fmt, ...)
-  io.stdout:write(string.format(fmt, ...) .. "\n")
-end
-local function fail(message)
-  log("FAIL: %s", message)
-  io.stdout:flush()
-  vim.cmd("cquit 1")
-end
+local nvim = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_client.lua")
+local log, fail = nvim.log, nvim.fail
 
-vim.cmd([[autocmd BufRead,BufNewFile *.argus setfiletype argus]])
-local client_id
-vim.api.nvim_create_autocmd("FileType", {
-  pattern = "argus",
-  callback = function(args)
-    client_id = vim.lsp.start_client({
-      name = "argus",
-      cmd = { vim.env.ARGUS_PYTHON, "-m", "argus", "serve" },
-      root_dir = vim.fn.fnamemodify(vim.env.ARGUS_FILE, ":p:h"),
-      init_options = { argus = { gate = { device = "cpu" } } },
-    })
-    vim.lsp.buf_attach_client(args.buf, client_id)
-  end,
-})
-
-vim.cmd("edit " .. vim.fn.fnameescape(vim.env.ARGUS_FILE))
-local buf = vim.api.nvim_get_current_buf()
+local client_id, buf = nvim.open()
 if not client_id then return fail("the client did not start") end
 if not vim.wait(20000, function() return vim.lsp.get_client_by_id(client_id).initialized end, 20) then
   return fail("the server did not initialize")

@@ -1,35 +1,10 @@
 -- Headless Neovim 0.7 (Debian's) as a real editor for `argus serve`: open a kernel with a planted invariant
 -- bug, read the verifier's diagnostic and the code actions on its line, apply the quick fix, and see the
 -- diagnostic go. Run by tests/lsp/test_neovim.py; env: ARGUS_PYTHON, ARGUS_FILE.
-local t0 = vim.loop.hrtime()
-local function log(fmt, ...)
-  io.stdout:write(string.format("[%5d ms] " .. fmt, math.floor((vim.loop.hrtime() - t0) / 1e6), ...) .. "\n")
-end
-local function fail(message)
-  log("FAIL: %s", message)
-  io.stdout:flush()
-  vim.cmd("cquit 1")
-end
+local nvim = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_client.lua")
+local log, fail = nvim.log, nvim.fail
 
-vim.cmd([[autocmd BufRead,BufNewFile *.argus setfiletype argus]])
-local client_id
-vim.api.nvim_create_autocmd("FileType", {
-  pattern = "argus",
-  callback = function(args)
-    -- the configuration docs/editors.md gives, with this test's python and folder
-    client_id = vim.lsp.start_client({
-      name = "argus",
-      cmd = { vim.env.ARGUS_PYTHON, "-m", "argus", "serve" },
-      root_dir = vim.fn.fnamemodify(vim.env.ARGUS_FILE, ":p:h"),
-      init_options = { argus = { gate = { device = "cpu" } } },
-      settings = { argus = { debounceMs = 150 } },
-    })
-    vim.lsp.buf_attach_client(args.buf, client_id)
-  end,
-})
-
-vim.cmd("edit " .. vim.fn.fnameescape(vim.env.ARGUS_FILE))
-local buf = vim.api.nvim_get_current_buf()
+local client_id, buf = nvim.open()
 if not client_id then return fail("the client did not start") end
 local function ar310()
   for _, d in ipairs(vim.diagnostic.get(buf)) do

@@ -5,20 +5,22 @@ no longer holds is refused by name and nothing is changed."""
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
-import pytest
-from lsp_support import EXAMPLES, actions_at, open_document, published, record_gate_results, replace_all
+from lsp_support import (
+    EXAMPLES,
+    actions_at,
+    needs_neovim,
+    open_document,
+    published,
+    record_gate_results,
+    replace_all,
+    run_neovim,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 VECTOR_ADD = (EXAMPLES / "vector_add.argus").read_text()
 TITLE = "Skill: More warps: num_warps 4 → 8"
-NVIM = shutil.which("nvim")
 
 
 def record_apply_edits(client: LanguageClient, applied: bool = True) -> list[types.ApplyWorkspaceEditParams]:
@@ -155,22 +157,11 @@ async def test_an_edit_the_editor_rejects_is_reported_and_not_gated(vscode, uri)
     assert vscode.progress_reports == {}
 
 
-# Skipped only on a developer's machine without nvim; in CI (which installs it) a missing nvim fails.
-@pytest.mark.skipif(
-    NVIM is None and not os.environ.get("CI"), reason="nvim is not installed (CI installs it: apt-get install neovim)"
-)
+@needs_neovim
 def test_neovim_applies_a_library_skill_from_its_menu_and_gates_it(tmp_path):
-    assert NVIM is not None, "CI must install nvim (.ci/run does: apt-get install -y neovim)"
     kernel = tmp_path / "vector_add.argus"
     kernel.write_text(VECTOR_ADD)
-    script = Path(__file__).with_name("nvim_skill.lua")
-    home = {f"XDG_{name}_HOME": str(tmp_path / name.lower()) for name in ("CONFIG", "DATA", "STATE", "CACHE")}
-    env = {**os.environ, **home, "ARGUS_PYTHON": sys.executable, "ARGUS_FILE": str(kernel)}
-    run = subprocess.run(
-        [NVIM, "--headless", "--clean", "-c", f"luafile {script}"], env=env, capture_output=True, text=True, timeout=300
-    )
-    out = run.stdout + run.stderr
-    assert run.returncode == 0, out
+    out = run_neovim("nvim_skill.lua", kernel, tmp_path, timeout=300)
     assert f"picked: {TITLE}" in out
     assert "(command argus.applySkill)" in out
     assert "after the skill:     policy num_warps = 8" in out
