@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from argus.cli import read_source
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -36,10 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from argus.dsl.check import check_source
 
     path = Path(args.path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        print(f"argus build: cannot read {path}: {problem}", file=sys.stderr)
+    text = read_source("build", path)
+    if text is None:
         return 2
     check = check_source(text)
     errors = [d for d in check.diagnostics if d.severity.value == "error"]

@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+from argus.cli import read_source
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -51,10 +53,8 @@ def run(args: argparse.Namespace) -> int:
     records = []
     errors = 0
     for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as problem:
-            print(f"argus check: cannot read {path}: {problem}", file=sys.stderr)
+        text = read_source("check", path)
+        if text is None:
             return 2
         result = check_source(text)
         diagnostics = list(result.diagnostics)

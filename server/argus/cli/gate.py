@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from argus.cli import read_source
+
 STAGES = ("compile", "correct", "profile")
 
 
@@ -41,10 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.file:
         print("argus gate: give an .argus FILE, or --read RESULT.json", file=sys.stderr)
         return 2
-    try:
-        source = Path(args.file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        print(f"argus gate: cannot read {args.file}: {problem}", file=sys.stderr)
+    source = read_source("gate", args.file)
+    if source is None:
         return 2
     if args.bundle:
         return bundle(args, source)

@@ -20,6 +20,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from argus.cli import read_source
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -54,10 +56,8 @@ def run(args: argparse.Namespace) -> int:
         print("argus refine: --budget is at least 0, and -o and --write exclude each other", file=sys.stderr)
         return 2
     path = Path(args.file)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as problem:
-        print(f"argus refine: cannot read {path}: {problem}", file=sys.stderr)
+    source = read_source("refine", path)
+    if source is None:
         return 2
     kernel, problem = pick_kernel(source, args.kernel)
     if kernel is None:
