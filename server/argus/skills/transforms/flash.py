@@ -11,13 +11,12 @@ from argus.dsl.unparse import unparse
 from argus.skills.facts import walk
 from argus.skills.provider import Edit
 from argus.skills.text import whole_lines
+from argus.skills.transforms.accumulate import loops
+from argus.skills.transforms.arith import definitions
 from argus.skills.transforms.base import Application, Check, Transform
+from argus.skills.transforms.order import is_call
 
 CAUSAL = "rm[:, None] >= rn[None, :]"
-
-
-def loops_of(body: list) -> list[ast.For]:
-    return [n for n in walk(body) if isinstance(n, ast.For)]
 
 
 def assigned(stmt) -> str | None:
@@ -28,10 +27,6 @@ def assigned(stmt) -> str | None:
 
 def names_in(node) -> set[str]:
     return {n.id for n in walk(node) if isinstance(n, ast.Name)}
-
-
-def is_call(node, *names: str) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
 
 
 def line_text(doc, node) -> str:
@@ -195,7 +190,7 @@ def left_of_diagonal(kernel: ast.Kernel, loop: ast.For, facts) -> tuple[bool, st
             pass
         case _:
             return False, "the loop is not `range(start, end, step)`"
-    defs = {assigned(s): s.value for s in walk(kernel.body) if assigned(s)}
+    defs = definitions(kernel)
     rm, rn = defs.get("rm"), defs.get("rn")
     if not (isinstance(rm, ast.BinOp) and rm.op == "+" and is_call(rm.right, "arange")):
         return False, "rm is not a run `start + arange(BM)`"
@@ -235,7 +230,7 @@ class CausalSplit(Transform):
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:
         found = []
-        for loop in loops_of(kernel.body):
+        for loop in loops(kernel):
             for stmt in loop.body:
                 match stmt:
                     case ast.Assign(
@@ -253,7 +248,7 @@ class CausalSplit(Transform):
 
     def inverse_sites(self, doc, kernel, facts) -> list[Application]:
         found = []
-        for loop in loops_of(kernel.body):
+        for loop in loops(kernel):
             if not left_of_diagonal(kernel, loop, facts)[0]:
                 continue
             scores = next(
