@@ -9,13 +9,13 @@ reads a GPU's.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from argus.gate.api import STAGES, run_gate
 from argus.gate.result import Ceilings, GateResult, ProfileFacts, Status, Timing
+from argus.skills.apply import digest
 
 Gate = Callable[[str, str], GateResult]
 
@@ -39,7 +39,7 @@ def refine_gate(device: str, timeout_s: float, ceilings_file: str | Path, gpu_lo
 
 
 def source_key(source: str, kernel: str) -> str:
-    return hashlib.sha256(f"{kernel}\0{source}".encode()).hexdigest()
+    return digest(f"{kernel}\0{source}")
 
 
 @dataclass
