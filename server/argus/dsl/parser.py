@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from argus.dsl import ast
 from argus.dsl.diagnostics import Diagnostic, Position, make
+from argus.dsl.lines import split_lines
 from argus.dsl.python_blocks import item_span, parse_python_block
 from argus.dsl.recovery import StatementItemParser
 from argus.dsl.scanner import split_items
@@ -27,7 +28,7 @@ class ParseResult:
 
 def parse(text: str) -> ParseResult:
     """Parse a whole file; syntax problems come back as diagnostics, never as exceptions."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = split_lines(text)
     diagnostics: list[Diagnostic] = []
     items: list[ast.Item] = []
     for start, stop in split_items(lines):

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from argus.dsl import lines
 from argus.dsl.spans import Span
 from argus.skills.provider import Edit
 
 
 def line_starts(text: str) -> list[int]:
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
+    """Each line's first offset, then the text's end: a position past the last line clamps to the end."""
+    return [*lines.line_starts(text), len(text)]
 
 
 def offset(starts: list[int], line: int, col: int) -> int:
