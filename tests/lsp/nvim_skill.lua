@@ -1,6 +1,6 @@
 -- Headless Neovim 0.7 picks a library skill from its code action menu, as a user does: the server's
 -- argus.applySkill edits the buffer through workspace/applyEdit and starts a gate run, whose progress Neovim
--- records. Run by tests/lsp/test_skill_apply.py; env: ARGUS_PYTHON, ARGUS_FILE.
+-- records. Run by tests/lsp/test_skill_apply.py; env: ARGUS_CONFIG, ARGUS_FILE.
 local nvim = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_client.lua")
 local log, fail = nvim.log, nvim.fail
 

@@ -1,6 +1,6 @@
 -- Headless Neovim 0.7 (Debian's) as a real editor for `argus serve`: open a kernel with a planted invariant
 -- bug, read the verifier's diagnostic and the code actions on its line, apply the quick fix, and see the
--- diagnostic go. Run by tests/lsp/test_neovim.py; env: ARGUS_PYTHON, ARGUS_FILE.
+-- diagnostic go. Run by tests/lsp/test_neovim.py; env: ARGUS_CONFIG, ARGUS_FILE.
 local nvim = dofile(vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":h") .. "/nvim_client.lua")
 local log, fail = nvim.log, nvim.fail
 
