@@ -17,6 +17,16 @@ def _number(x: float | None) -> str:
     return "?" if x is None else f"{x:.3g}"
 
 
+def sizes_text(sizes: dict[str, int]) -> str:
+    """`M=96, N=80, K=128`, not a dict's repr."""
+    return ", ".join(f"{name}={value}" for name, value in sizes.items())
+
+
+def element_text(output: str, index: list[int]) -> str:
+    """`C[0, 3]`: an output's element as the kernel's code indexes it."""
+    return f"{output}[{', '.join(str(i) for i in index)}]"
+
+
 def compile_line(result: GateResult) -> str:
     facts = result.compile.facts
     if facts is None:
@@ -35,14 +45,16 @@ def correct_line(result: GateResult) -> str:
         return result.correct.message
     where = "interpreter" if facts.interpreter else "GPU"
     tolerance = ", ".join(f"{name} {tol:g}" for name, tol in facts.tolerance.items())
+    sizes = list(dict.fromkeys(sizes_text(s) for s in facts.sizes))
+    at = f" at {'; '.join(sizes)}" if sizes else ""
     text = (
-        f"{facts.trials} trial{'s' if facts.trials != 1 else ''} on the {where} (seeds {facts.seeds[0]}..), "
+        f"{facts.trials} trial{'s' if facts.trials != 1 else ''} on the {where}{at} (seeds {facts.seeds[0]}..), "
         f"max abs err "
         f"{_number(facts.max_abs_error)}, max rel err {_number(facts.max_rel_error)} (tolerance {tolerance})"
     )
     if facts.first_mismatch is not None:
         m = facts.first_mismatch
-        text += f"; first mismatch {m.output}{m.index}: got {m.got}, expected {m.expected}"
+        text += f"; first mismatch {element_text(m.output, m.index)}: got {m.got}, expected {m.expected}"
     return text
 
 
@@ -53,7 +65,7 @@ def profile_line(result: GateResult) -> str:
     text = (
         f"{facts.kernel.ms_median:.3f} ms (p10 {facts.kernel.ms_p10:.3f}, p90 {facts.kernel.ms_p90:.3f}, "
         f"{facts.kernel.trials} trials), {facts.tflops:.1f} TFLOP/s, {facts.gb_per_s:.0f} GB/s, "
-        f"{facts.percent_of_ceiling:.0f}% of the {facts.bound} ceiling"
+        f"{facts.percent_of_ceiling:.0f}% of the {facts.bound} ceiling at {sizes_text(facts.sizes)}"
     )
     if facts.speedup_over_eager is not None:
         text += f", {facts.speedup_over_eager:.2f}x eager"

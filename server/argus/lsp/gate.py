@@ -278,7 +278,8 @@ def lens_title(result: Any) -> str:
         note = ""
         if facts is not None and facts.first_mismatch is not None:
             mismatch = facts.first_mismatch
-            note = f" (first mismatch {mismatch.output}{mismatch.index})"
+            element = ", ".join(str(i) for i in mismatch.index)
+            note = f" (first mismatch {mismatch.output}[{element}])"
         elif facts is not None and facts.max_rel_error is not None:
             note = f" ({facts.trials} trials, max rel err {facts.max_rel_error:.1e})"
         parts.append(f"{mark(correct.status)} correct{note}")

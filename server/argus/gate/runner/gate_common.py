@@ -119,6 +119,11 @@ def traceback_tail(exc: BaseException, limit: int = 3000) -> str:
     return text[-limit:]
 
 
+def sizes_text(sizes: dict) -> str:
+    """Problem sizes as a user reads them: `M=96, N=80, K=128`."""
+    return ", ".join(f"{name}={value}" for name, value in sizes.items())
+
+
 def one_line(text: str, limit: int = 300) -> str:
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return first if len(first) <= limit else first[: limit - 3] + "..."

@@ -11,7 +11,18 @@ import inspect
 import random
 import time
 
-from gate_common import Bundle, Phases, StageStop, error, interpreting, launch, progress, stage_record, stopped
+from gate_common import (
+    Bundle,
+    Phases,
+    StageStop,
+    error,
+    interpreting,
+    launch,
+    progress,
+    sizes_text,
+    stage_record,
+    stopped,
+)
 
 # atol = rtol = tol by output dtype: an element passes when |got - expected| <= tol * (1 + |expected|), i.e. when
 # its error relative to 1 + |expected| (absolute near zero, relative for large values) is at most tol.
@@ -152,7 +163,7 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
                 facts = correct_facts(done, seeds[:number_], tolerances, worst_abs, worst_rel, record["mismatch"])
                 return mismatch_result(phases, record["mismatch"], trial_seed, sizes, facts)
         seconds = time.perf_counter() - started
-        progress(f"{kernel}: correct trial {number_}/{len(plan)} passed ({seconds:.1f} s, sizes {sizes})")
+        progress(f"{kernel}: correct trial {number_}/{len(plan)} passed ({seconds:.1f} s, sizes {sizes_text(sizes)})")
     return stage_record("passed", "", correct_facts(plan, seeds, tolerances, worst_abs, worst_rel, None))
 
 
@@ -175,7 +186,7 @@ def mismatch_result(phases: Phases, mismatch: dict, seed: int, sizes: dict, fact
     expected = "NaN or inf" if mismatch["expected"] is None else mismatch["expected"]
     message = (
         f"{phases.kernel}: `{mismatch['output']}[{where}]` is {got}, the reference gives {expected} "
-        f"({mismatch['count']} of {mismatch['elements']} elements differ; seed {seed}, sizes {dict(sizes)})"
+        f"({mismatch['count']} of {mismatch['elements']} elements differ; seed {seed}, sizes {sizes_text(sizes)})"
     )
     line = phases.facts.get("outputs", {}).get(mismatch["output"]) or phases.facts["line"]
     record = error("AR502", message, "correct", line)

@@ -19,6 +19,7 @@ from gate_common import (
     launch,
     one_line,
     progress,
+    sizes_text,
     stage_record,
     stopped,
 )
@@ -144,7 +145,7 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
     # out of the numbers (they run before the kernel is queued, which the events would count as idle GPU).
     grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
     jit = entry["jit"]
-    progress(f"{kernel}: timing the kernel, {trials} trials at {sizes}")
+    progress(f"{kernel}: timing the kernel, {trials} trials at {sizes_text(sizes)}")
     timed = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)
     counts = phases.run("measure", work_counts, entry, sizes, inputs)
     flops, moved = float(counts["flops"]), float(counts["bytes"])
