@@ -95,13 +95,25 @@ class Demo:
         with tempfile.NamedTemporaryFile(prefix="argus-serve-", suffix=".log", delete=False) as log:
             self.log_path = Path(log.name)
         await client.start_io(sys.executable, "-m", "argus", "serve", "--log-file", str(self.log_path))
+        status = 1
         try:
-            return await self.walk_through()
+            status = await self.walk_through()
+            return status
         except Exception as error:
             tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
-            raise DemoFailure(f"{error}\nserver log ({self.log_path}):\n{tail}") from error
+            log = f"\nserver log ({self.log_path}):\n{tail}" if tail.strip() else ""  # an empty log is removed
+            raise DemoFailure(f"{error}{log}") from error
         finally:
             await self.stop()
+            self.drop_log(keep=status != 0)
+
+    def drop_log(self, keep: bool) -> None:
+        """The server's log matters only when the walk-through failed, and only if the server wrote to it."""
+        try:
+            if not keep or self.log_path.stat().st_size == 0:
+                self.log_path.unlink()
+        except OSError:
+            pass  # already gone
 
     def register_handlers(self, client) -> None:
         types = self.types

@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -198,6 +199,15 @@ def limit_child(memory_limit_mb: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def scratch_folder() -> Path:
+    """The runner's own temporary folder, inside the bundle where it can be: `argus gate` removes its bundle
+    folder even when the runner had to be killed with SIGKILL, and a folder in $TMPDIR would stay behind."""
+    try:
+        return Path(tempfile.mkdtemp(prefix="scratch-", dir=HERE))
+    except OSError:  # a read-only bundle
+        return Path(tempfile.mkdtemp(prefix="argus-gate-"))
+
+
 def on_terminate(signum, frame) -> None:
     """SIGTERM from whoever runs us (a time-out, a cancelled request): take the current child down too."""
     if Child.current is not None:
@@ -208,7 +218,7 @@ def on_terminate(signum, frame) -> None:
 class Runner:
     def __init__(self, bundle: Bundle, args: argparse.Namespace) -> None:
         self.bundle, self.args = bundle, args
-        self.scratch = Path(tempfile.mkdtemp(prefix="argus-gate-"))
+        self.scratch = scratch_folder()
         self.device = args.device
         self.device_name = ""
         self.versions: dict = {}
@@ -231,6 +241,7 @@ class Runner:
         if worker == "correct" and self.device == "cpu":
             env["TRITON_INTERPRET"] = "1"
         env["PYTHONUNBUFFERED"] = "1"
+        env["TMPDIR"] = str(self.scratch)  # what a child leaves when it is killed goes when the scratch goes
         # Stages on the CPU only: CUDA reserves far more address space than it uses, so the probe (which may
         # initialize CUDA) and GPU stages run without the cap.
         capped = worker in STAGES and self.device == "cpu" and self.args.memory_limit_mb > 0
@@ -396,18 +407,27 @@ def run_all(args: argparse.Namespace) -> int:
         print(f"run.py: no kernel {unknown[0]!r} in this bundle (it has {', '.join(bundle.kernels)})", file=sys.stderr)
         return 2
     runner = Runner(bundle, args)
-    runner.resolve_device()
-    if "profile" in args.stage and runner.device == "cuda" and not runner.unavailable:
-        runner.measure_ceilings(args.ceilings_file)
-    results = []
-    for kernel in args.kernel or bundle.kernels:
-        results.append(runner.gate(kernel))
-        ok = all(results[-1][s]["status"] in ("passed", "skipped") for s in STAGES) and not results[-1]["errors"]
-        progress(f"{kernel}: {'passed' if ok else 'did not pass'} ({results[-1]['seconds']:.1f} s)")
+    try:  # SIGTERM (on_terminate) ends the run through SystemExit, so the scratch goes then too
+        results = run_kernels(runner, args.kernel or bundle.kernels)
+    finally:
+        shutil.rmtree(runner.scratch, ignore_errors=True)
     out = Path(args.out) if args.out else HERE / "result.json"
     out.write_text(json.dumps({"format": RESULT_FORMAT, "results": results}, indent=2), encoding="utf-8")
     progress(f"wrote {out}")
     return 0
+
+
+def run_kernels(runner: Runner, kernels: list[str]) -> list[dict]:
+    args = runner.args
+    runner.resolve_device()
+    if "profile" in args.stage and runner.device == "cuda" and not runner.unavailable:
+        runner.measure_ceilings(args.ceilings_file)
+    results = []
+    for kernel in kernels:
+        results.append(runner.gate(kernel))
+        ok = all(results[-1][s]["status"] in ("passed", "skipped") for s in STAGES) and not results[-1]["errors"]
+        progress(f"{kernel}: {'passed' if ok else 'did not pass'} ({results[-1]['seconds']:.1f} s)")
+    return results
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
