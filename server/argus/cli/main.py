@@ -3,18 +3,28 @@
 Each subcommand lives in its own module of `argus.cli` with `add_parser(subparsers)`; the module is imported
 only when it exists, so a layer that is not built yet (or whose optional dependencies are missing) never
 breaks the commands that are.
+
+How a command ends is decided here, once for all of them: Ctrl-C prints one line and exits 130, a reader that
+closed our stdout (`| head`) ends the command quietly with 141, and an error no command handled prints one line
+that says it is a bug (ARGUS_TRACEBACK=1 shows the traceback instead): never a traceback on a user's terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
 from argus import __version__
 
 # The order `argus --help` lists them in.
 SUBCOMMANDS = ("check", "build", "gate", "skills", "lineage", "refine", "serve", "demo")
+# Commands that run z3 in this process: z3 must leave Ctrl-C to Python (see interruptible_solver).
+VERIFYING = ("check", "skills", "lineage", "refine")
+INTERRUPTED = 128 + 2  # SIGINT, as a shell reports a command it interrupted
+BROKEN_PIPE = 128 + 13  # SIGPIPE, as a shell reports `yes | head`
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,9 +43,57 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "run"):
-        parser.print_help(sys.stderr)
-        return 2
-    return args.run(args)
+    command = "argus"
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not hasattr(args, "run"):
+            parser.print_help(sys.stderr)
+            return 2
+        command = f"argus {args.command}"
+        if args.command in VERIFYING:
+            interruptible_solver()
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, where it is handled, not in the interpreter's exit
+        return status
+    except KeyboardInterrupt:
+        say(f"{command}: interrupted")
+        forget_unhandled_interrupt()
+        return INTERRUPTED
+    except BrokenPipeError:
+        silence_stdout()
+        return BROKEN_PIPE
+    except Exception as error:
+        if os.environ.get("ARGUS_TRACEBACK"):
+            raise
+        say(f"{command}: internal error, a bug in argus: {type(error).__name__}: {error} (ARGUS_TRACEBACK=1: where)")
+        return 1
+
+
+def interruptible_solver() -> None:
+    """z3 catches SIGINT while it solves and turns it into a cancelled (unknown) check, so Ctrl-C would be
+    swallowed and the interrupted proof reported as a time-out; with ctrl_c off, Python raises
+    KeyboardInterrupt as soon as the check in progress returns (within its time limit)."""
+    import z3
+
+    z3.set_param("ctrl_c", False)
+
+
+def forget_unhandled_interrupt() -> None:
+    """CPython 3.11 marks a KeyboardInterrupt that leaves an exec() of a string (dataclasses and namedtuple
+    build their methods that way, so it happens when Ctrl-C lands in an import) as unhandled, and then ends the
+    process with SIGINT instead of the status main returns, though main handled it. The next exec of a string
+    clears the mark."""
+    exec("")
+
+
+def silence_stdout() -> None:
+    """The reader is gone: point stdout at /dev/null so the interpreter's final flush has nowhere to fail (the
+    Python documentation's recipe for SIGPIPE)."""
+    with contextlib.suppress(OSError, ValueError):  # no stdout descriptor (an embedding host): nothing to flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def say(line: str) -> None:
+    with contextlib.suppress(OSError, ValueError):  # stderr gone too: the exit status is all that is left
+        print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,98 @@
+"""Ctrl-C and a closed pipe end `argus` the way a well-behaved command line tool ends: one line (or none), the
+conventional exit status, no traceback, and nothing left running."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+from cli_support import ARGUS, EXAMPLES, ROOT, copy_example, environment, processes_mentioning, wait_until
+
+
+class Lines:
+    """A child's stderr, read line by line on a thread, so the test can wait for a line and still collect all."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self.reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.reader.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    def has(self, fragment: str) -> bool:
+        return any(fragment in line for line in self.lines)
+
+    def rest(self) -> list[str]:
+        self.reader.join(timeout=10)
+        return self.lines
+
+
+def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*ARGUS, *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def interrupt(process: subprocess.Popen) -> int:
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def test_ctrl_c_in_gate_exits_130_with_one_line_and_kills_the_gate_processes(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    kernel = copy_example(tmp_path)
+    process = start(["gate", str(kernel), "--device", "cpu"], environment(TMPDIR=str(scratch)))
+    stderr = Lines(process.stderr)
+    assert wait_until(lambda: stderr.has("compiling for sm_90"), 60), stderr.lines  # the stage worker runs
+    assert processes_mentioning(str(scratch)), "the gate runner should be running under the test's TMPDIR"
+    status = interrupt(process)
+    said = [line for line in stderr.rest() if not line.startswith("[gate] ")]
+    assert status == 130 and said == ["argus gate: interrupted"], said
+    assert wait_until(lambda: not processes_mentioning(str(scratch)), 10), "gate processes outlived the interrupt"
+    assert wait_until(lambda: not any(scratch.iterdir()), 5), sorted(p.name for p in scratch.iterdir())
+
+
+def test_ctrl_c_in_check_exits_130_with_one_line(tmp_path):
+    for i in range(60):  # long enough to be interrupted in the middle of verifying
+        shutil.copyfile(EXAMPLES / "matmul.argus", tmp_path / f"m{i:02}.argus")
+    process = start(["check", str(tmp_path)])
+    maps = Path(f"/proc/{process.pid}/maps")
+    assert wait_until(lambda: maps.exists() and "libz3" in maps.read_text(), 60), "the check never loaded z3"
+    status = interrupt(process)
+    stderr = process.stderr.read()
+    assert (status, stderr) == (130, "argus check: interrupted\n")
+
+
+def closed_stdout(*args: str) -> subprocess.CompletedProcess:
+    """Run with stdout a pipe nobody reads any more: what `| head` leaves once it has its lines."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [*ARGUS, *args], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=write, stderr=subprocess.PIPE, text=True,
+            timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+def test_a_closed_pipe_ends_check_json_quietly_with_141():
+    done = closed_stdout("check", "--json", str(EXAMPLES))
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_closed_pipe_ends_skills_list_quietly_with_141():
+    done = closed_stdout("skills", "list", "--json")
+    assert (done.returncode, done.stderr) == (141, "")
