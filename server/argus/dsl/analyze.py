@@ -48,10 +48,13 @@ def analyze(module: ast.Module) -> Analysis:
             target = result.kernels.get(item.kernel)
             if target is None:
                 continue
+            # A parameter that did not parse may have declared an input or a size: comparing the block with
+            # what is left of the header would report the parser's one error again as the block's.
+            header_known = not kernels[item.kernel].broken_params
             try:
                 if isinstance(item, ast.PythonBlock):
-                    _check_python_block(item, target, result.diagnostics)
-                else:
+                    _check_python_block(item, target, result.diagnostics, header_known)
+                elif header_known:
                     _check_sizes(item, kernels[item.kernel], target, result.diagnostics)
             except RecursionError:
                 result.diagnostics.append(make("AR216", item.kernel_span, "expression nested too deeply"))
@@ -73,7 +76,23 @@ def _inputs(kernel: ir.KernelIR) -> list[str]:
     return [p.name for p in kernel.params if not p.is_out]
 
 
-def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
+def _check_python_block(
+    block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic], header_known: bool = True
+) -> None:
+    if header_known:
+        _check_block_params(block, kernel, diagnostics)
+    try:
+        tree = pyast.parse(block.body)
+    except SyntaxError:
+        return  # already reported by the parser
+    returns = [n for n in pyast.walk(tree) if isinstance(n, pyast.Return) and n.value is not None]
+    if block.body.strip() and not returns:
+        what = "the expected output" if block.kind == "reference" else "the inputs it generates"
+        message = f"`{block.kind} {kernel.name}` must return {what}"
+        diagnostics.append(make("AR111", block.kernel_span, message))
+
+
+def _check_block_params(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:
     expected = _inputs(kernel)
     given = [p.id for p in block.params or []]
     span = block.kernel_span if not block.params else block.params[0].span.cover(block.params[-1].span)
@@ -86,15 +105,6 @@ def _check_python_block(block: ast.PythonBlock, kernel: ir.KernelIR, diagnostics
     elif given != expected:
         message = f"`reference {kernel.name}` takes the kernel's inputs in order: ({', '.join(expected)})"
         diagnostics.append(make("AR106", span, message, expected=expected, given=given))
-    try:
-        tree = pyast.parse(block.body)
-    except SyntaxError:
-        return  # already reported by the parser
-    returns = [n for n in pyast.walk(tree) if isinstance(n, pyast.Return) and n.value is not None]
-    if block.body.strip() and not returns:
-        what = "the expected output" if block.kind == "reference" else "the inputs it generates"
-        message = f"`{block.kind} {kernel.name}` must return {what}"
-        diagnostics.append(make("AR111", block.kernel_span, message))
 
 
 def _check_sizes(sizes: ast.Sizes, kernel_ast: ast.Kernel, kernel: ir.KernelIR, diagnostics: list[Diagnostic]) -> None:

@@ -374,12 +374,18 @@ class KernelAnalyzer(CallsMixin):
             case ast.If():
                 self.if_statement(stmt)
             case ast.ErrorStmt():
-                for name in stmt.names:
-                    self.scope.names.setdefault(name, Binding("variable", ERROR, stmt.span))
-                for name in self.assigned_names(stmt.body):
-                    self.scope.names.setdefault(name, Binding("variable", ERROR, stmt.span))
+                for name in [*stmt.names, *self.assigned_names(stmt.body)]:
+                    self.define_unknown(name, stmt.span)
             case ast.Pass():
                 pass
+
+    def define_unknown(self, name: str, span: Span) -> None:
+        """A name a broken statement seems to assign: defined, of unknown type. It also settles a name an `if`
+        left defined on only some branches, since the broken statement may be the clause that defines it
+        (`else if:` for `else:`)."""
+        existing = self.scope.names.get(name)
+        if existing is None or existing.kind == "unavailable":
+            self.scope.names[name] = Binding("variable", ERROR, span)
 
     def assign(self, stmt: ast.Assign) -> None:
         if len(stmt.targets) == 1:
