@@ -1073,13 +1073,14 @@ def test_broken_block_header_keeps_its_body_inside_the_error_stmt():
     assert found(result) == [("AR001", 1, 10), ("AR001", 3, 12)]
 
 
-def test_header_missing_its_colon_keeps_its_body():
+def test_header_missing_its_colon_is_read_with_it():
     result = parse("kernel k():\n    if x\n        x = 1\n    y = 2\n")
     header, after = result.module.items[0].body
-    assert isinstance(header, ast.ErrorStmt)
+    assert isinstance(header, ast.If)
     assert [type(s) for s in header.body] == [ast.Assign]
     assert isinstance(after, ast.Assign)
     assert [(c, line) for c, line, _ in found(result)] == [("AR001", 1)]
+    assert [d.message for d in result.diagnostics] == ["expected ':' after the `if` header"]
 
 
 def test_error_inside_a_nested_block_keeps_the_blocks_around_it():

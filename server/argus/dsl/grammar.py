@@ -78,6 +78,11 @@ def error_message(error: UnexpectedInput) -> str:
     return str(error).split("\n", 1)[0]
 
 
+def is_missing_colon(error: UnexpectedInput) -> bool:
+    """The line ended where the grammar still wanted the ':' that opens a block."""
+    return isinstance(error, UnexpectedToken) and error.token.type == "_NL" and "COLON" in error.expected
+
+
 def expected_text(expected: set[str]) -> str:
     names = set(expected) - INTERNAL_TOKENS
     if not names:

@@ -10,8 +10,16 @@ from lark.exceptions import UnexpectedInput
 from argus.dsl import ast
 from argus.dsl.build_ast import token_span
 from argus.dsl.diagnostics import Diagnostic, make
-from argus.dsl.grammar import PARSERS, error_message
-from argus.dsl.scanner import code_length, indentation, is_code, logical_lines
+from argus.dsl.grammar import PARSERS, error_message, is_missing_colon
+from argus.dsl.scanner import (
+    LogicalLine,
+    code_length,
+    indentation,
+    is_code,
+    logical_lines,
+    missing_colon_message,
+    with_colon,
+)
 from argus.dsl.spans import Span, point
 
 
@@ -21,13 +29,17 @@ def item_span(lines: list[str], start: int, stop: int) -> Span:
     return Span(start, 0, last, code_length(lines[last]))
 
 
+def last_character(lines: list[str], line: int) -> Span:
+    """The last character of a line's code: where a missing ':' or closer belongs, comment or not."""
+    return point(line, max(code_length(lines[line]) - 1, 0))
+
+
 def parse_python_block(lines: list[str], start: int, stop: int, diagnostics: list[Diagnostic]) -> ast.Item:
     statements, _ = logical_lines(lines, start, stop)
     header = statements[0]
-    text = "\n" * start + "\n".join(lines[header.start : header.end]) + "\n"
     span = item_span(lines, start, stop)
     try:
-        kind, name, params, _ = PARSERS.lark.parse(text, start="py_header")
+        kind, name, params, _ = parse_header(lines, header, diagnostics)
     except UnexpectedInput as error:
         line, col = (error.line - 1, error.column - 1) if error.line > 0 else (start, 0)
         diagnostics.append(make("AR001", point(line, max(col, 0)), error_message(error)))
@@ -53,3 +65,24 @@ def parse_python_block(lines: list[str], start: int, stop: int, diagnostics: lis
         col = len(prefix) + max((error.offset or 1) - 1, 0)
         diagnostics.append(make("AR007", point(line, col), f"Python syntax error: {error.msg}"))
     return block
+
+
+def parse_header(lines: list[str], header: LogicalLine, diagnostics: list[Diagnostic]) -> tuple:
+    """`reference NAME(params):`; a header that lacks only its ':' is reported once and read with it, so the
+    block still counts as the kernel's reference (no AR107 for a kernel that has one)."""
+    header_lines = lines[header.start : header.end]
+    try:
+        return PARSERS.lark.parse(header_text(header.start, header_lines), start="py_header")
+    except UnexpectedInput as error:
+        last = header.end - 1
+        if not (header.header and is_missing_colon(error) and error.line - 1 == last):
+            raise
+        keyword = header_lines[0].split(None, 1)[0].split("(", 1)[0]
+        patched = [*header_lines[:-1], with_colon(header_lines[-1])]
+        parsed = PARSERS.lark.parse(header_text(header.start, patched), start="py_header")
+        diagnostics.append(make("AR001", last_character(lines, last), missing_colon_message(keyword)))
+        return parsed
+
+
+def header_text(start: int, header_lines: list[str]) -> str:
+    return "\n" * start + "\n".join(header_lines) + "\n"

@@ -14,17 +14,21 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from argus.dsl import ast
 from argus.dsl.diagnostics import Diagnostic, make
-from argus.dsl.grammar import PARSERS, error_message, expected_text
-from argus.dsl.python_blocks import item_span
+from argus.dsl.grammar import PARSERS, error_message, expected_text, is_missing_colon
+from argus.dsl.python_blocks import item_span, last_character
 from argus.dsl.scanner import (
     CLOSERS,
     OPENERS,
+    BracketError,
     LogicalLine,
+    block_keyword,
     bracket_events,
     code_length,
     is_code,
     leading_space,
     logical_lines,
+    missing_colon_message,
+    with_colon,
 )
 from argus.dsl.spans import Span, point
 
@@ -57,7 +61,10 @@ class StatementItemParser:
                 self.report("AR003", point(error.line, error.col), f"'{error.char}' was never closed")
             else:
                 self.report("AR004", point(error.line, error.col), f"unmatched '{error.char}'")
-            self.recover(self.statement_at(error.line))
+            index = self.statement_at(error.line)
+            if index == 0 and self.rule == "kernel_item" and self.repair_header_brackets(error):
+                continue
+            self.recover(index)
 
     def report(self, code: str, span: Span, message: str) -> None:
         self.diagnostics.append(make(code, span, message))
@@ -149,6 +156,9 @@ class StatementItemParser:
                 line = getattr(error, "line", -1) - 1
                 if line < statement.start or line >= statement.end:
                     continue  # an error the context causes: the whole-item parse will find it
+                if self.add_missing_colon(error, index):
+                    found = True
+                    continue
                 code = "AR002" if isinstance(error, UnexpectedCharacters) else "AR001"
                 self.report(code, self.error_span(error, line), error_message(error))
                 self.recover(index)
@@ -174,6 +184,8 @@ class StatementItemParser:
         else:
             line = error.line - 1
             index = self.statement_at(line)
+            if self.add_missing_colon(error, index):
+                return True
             statement = self.statements[index]
             at_start = line == statement.start and error.column - 1 == len(leading_space(self.lines[line]))
             if at_start and index > 0 and self.opens_block(index - 1):
@@ -184,6 +196,25 @@ class StatementItemParser:
             return False
         self.report("AR002" if isinstance(error, UnexpectedCharacters) else "AR001", span, message)
         return self.recover(index, (span.line, span.col))
+
+    def add_missing_colon(self, error: UnexpectedInput, index: int) -> bool:
+        """A block header whose only fault is the ':' it lacks gets one, reported once at the header's end.
+
+        Blanking the header instead would lose what it declares (a kernel's parameters, a loop variable, an
+        `if` whose `elif` then dangles) and every later use of those would be an error of its own."""
+        if not self.statements or not is_missing_colon(error):
+            return False
+        statement = self.statements[index]
+        last = statement.end - 1
+        keyword = block_keyword(self.lines[statement.start])
+        if not statement.header or keyword is None or error.line - 1 != last:
+            return False
+        row = self.work[last - self.start]
+        if row[: code_length(row)].endswith(":"):
+            return False  # the ':' is there already: something else is wrong
+        self.report("AR001", last_character(self.lines, last), missing_colon_message(keyword))
+        self.work[last - self.start] = with_colon(row)
+        return True
 
     def opens_block(self, index: int) -> bool:
         """A statement that ends with ':' but has no deeper line after it."""
@@ -211,15 +242,88 @@ class StatementItemParser:
             return False
         statement = self.statements[index]
         if index == 0 and self.rule == "kernel_item":
-            if where is not None and self.blank_parameter(statement, where):
+            if where is not None and (
+                self.blank_parameter(statement, where) or self.blank_header_tail(statement, where)
+            ):
                 return True
             return self.replace_kernel_header(statement)
         if index == 0:
             return False
+        self.blank(index)
+        if block_keyword(self.lines[statement.start]) in ("if", "elif") and statement.header:
+            self.blank_rest_of_chain(index)
+        return True
+
+    def blank(self, index: int) -> None:
+        statement = self.statements[index]
         self.blanked.add(index)
         indent = leading_space(self.lines[statement.start])
         self.set_lines(statement, [indent + ("$:" if statement.header else "$")])
+
+    def blank_rest_of_chain(self, index: int) -> None:
+        """The `elif` and `else` clauses after a broken `if` (or `elif`) header become placeholders too, with no
+        report of their own: alone they would dangle, an error for each that the user did not make."""
+        indent = self.statements[index].indent
+        for later in range(index + 1, len(self.statements)):
+            statement = self.statements[later]
+            if statement.indent > indent:
+                continue  # the body of the clause before
+            if statement.indent < indent or block_keyword(self.lines[statement.start]) not in ("elif", "else"):
+                return
+            if later not in self.blanked:
+                self.blank(later)
+
+    def repair_header_brackets(self, error: BracketError) -> bool:
+        """A kernel header's bracket slip costs only that bracket: a stray closer is blanked, an unclosed
+        opener is closed at the end of the header, so the parameters stay declared for the body."""
+        statement = self.statements[0]
+        row = self.work[error.line - self.start]
+        if not error.unclosed:
+            self.work[error.line - self.start] = row[: error.col] + " " + row[error.col + 1 :]
+            return True
+        last = statement.end - 1
+        closers = "".join(OPENERS[ch] for ch in reversed(self.unclosed_openers(statement)))
+        if not closers:
+            return False
+        row = self.work[last - self.start]
+        end = code_length(row)
+        at = end - 1 if row[:end].endswith(":") else end
+        self.work[last - self.start] = row[:at] + closers + row[at:]
         return True
+
+    def unclosed_openers(self, statement: LogicalLine) -> list[str]:
+        stack: list[str] = []
+        for line in range(statement.start, statement.end):
+            for _, ch in bracket_events(self.work[line - self.start]):
+                if ch in OPENERS:
+                    stack.append(ch)
+                elif stack and stack[-1] == CLOSERS[ch]:
+                    stack.pop()
+        return stack
+
+    def blank_header_tail(self, statement: LogicalLine, where: tuple[int, int]) -> bool:
+        """An error after the closed parameter list (`)):`, `);`) blanks what follows the `)` up to the ':'."""
+        close_at = self.parameter_list_end(statement)
+        last = statement.end - 1
+        if close_at is None or close_at[0] != last or where <= close_at:
+            return False
+        row = self.work[last - self.start]
+        end = code_length(row)
+        tail = row[close_at[1] + 1 : end]
+        if not tail.strip() or tail.strip() == ":":
+            return False
+        self.work[last - self.start] = row[: close_at[1] + 1] + " " * (len(tail) - 1) + ":" + row[end:]
+        return True
+
+    def parameter_list_end(self, statement: LogicalLine) -> tuple[int, int] | None:
+        """(line, col) of the ')' that closes the kernel's parameter list."""
+        depth = 0
+        for line in range(statement.start, statement.end):
+            for col, ch in bracket_events(self.work[line - self.start]):
+                depth += 1 if ch in OPENERS else -1
+                if depth == 0:
+                    return (line, col)
+        return None
 
     def set_lines(self, statement: LogicalLine, replacement: list[str]) -> None:
         count = statement.end - statement.start
@@ -232,6 +336,9 @@ class StatementItemParser:
         original = self.lines[statement.start]
         match = KERNEL_HEADER.match(original)
         self.nameless = match is None
+        # Whatever looks like a parameter (`x: ...`) stays declared, of unknown type, for the body.
+        inside = original[original.find("(") + 1 :] if "(" in original else ""
+        self.broken_params += [n for n in re.findall(r"([A-Za-z_]\w*)\s*:", inside) if n not in self.broken_params]
         header = original[: match.end(1)] + "():" if match else "kernel _():"
         self.set_lines(statement, [header])
         return True

@@ -90,6 +90,37 @@ def code_length(line: str) -> int:
     return len(line.rstrip())
 
 
+def code_line_ends_with_colon(line: str) -> bool:
+    return line[: code_length(line)].endswith(":")
+
+
+def with_colon(line: str) -> str:
+    """The line with ':' right after its code. A space before a trailing comment gives way to it, so every
+    column the tree records stays where the user wrote it."""
+    end = code_length(line)
+    rest = line[end:]
+    if rest[:1].isspace():
+        rest = rest[1:]
+    return line[:end] + ":" + rest
+
+
+BLOCK_KEYWORD = re.compile(r"\s*([A-Za-z_]\w*)")
+STATEMENT_BLOCKS = ("for", "if", "elif", "else")
+
+
+def block_keyword(line: str) -> str | None:
+    """The keyword of a line that opens a block with ':' (`kernel`, `sizes`, `for`, ...), else None."""
+    match = BLOCK_KEYWORD.match(line)
+    word = match.group(1) if match else ""
+    return word if word in TOP_LEVEL_KEYWORDS or word in STATEMENT_BLOCKS else None
+
+
+def missing_colon_message(keyword: str) -> str:
+    """Names the block the user opened: `expected ':' after the kernel header`, `... the `for` header`."""
+    shown = keyword if keyword in TOP_LEVEL_KEYWORDS else f"`{keyword}`"
+    return f"expected ':' after the {shown} header"
+
+
 def leading_space(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
@@ -141,8 +172,12 @@ def logical_lines(lines: list[str], start: int, end: int) -> tuple[list[LogicalL
             following = next((k for k in range(number, end) if is_code(lines[k])), end)
             if following >= end:
                 break
-            # An item header (column 0) with an unclosed bracket ends where its body starts.
-            if (indent == 0 or indentation(lines[following]) <= indent) and starts_statement(lines[following]):
+            # An item header (column 0) with an unclosed bracket ends where its body starts, and so does a
+            # block header (`if (a < b:`) whose ':' made it in.
+            opens_block = code_line_ends_with_colon(lines[number - 1])
+            if (indent == 0 or opens_block or indentation(lines[following]) <= indent) and starts_statement(
+                lines[following]
+            ):
                 break
             number = following
         if stack:
