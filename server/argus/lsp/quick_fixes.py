@@ -1,8 +1,9 @@
 """Quick fixes built from diagnostics: their code, message and structured `data`.
 
 Each fix is checked before it is offered: the edited document must check with no more errors than before and
-without the diagnostic it fixes (for the verifier's diagnostics, without new type errors; re-verifying on
-every light-bulb request would be too slow).
+without the diagnostic it fixes. A fix of the verifier's diagnostic is only type-checked here; the server
+re-verifies it in its verifying thread and offers it only if the verifier agrees, so a verifier fix may come
+in several candidates, narrowest first (mask_access), of which the server keeps those that work.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from argus.dsl import ast
+from argus.dsl import ast, ir
 from argus.dsl.check import check_source
 from argus.dsl.diagnostics import Diagnostic
+from argus.dsl.lines import split_lines
 from argus.dsl.spans import Span
+from argus.dsl.types import shape_of
 from argus.lsp.tuning_skills import apply_edits
 from argus.skills.provider import Edit
 
@@ -44,7 +47,7 @@ def text_of(lines: list[str], span: Span) -> str:
 
 
 def fixes_for(text: str, module: ast.Module, diagnostic: Diagnostic) -> list[QuickFix]:
-    lines = text.splitlines()
+    lines = split_lines(text)  # as the parser numbers them: a form feed in a comment is not a line break
     found = list(candidates(lines, module, diagnostic))
     return [fix for fix in found if still_checks(text, fix)]
 
@@ -69,9 +72,7 @@ def candidates(lines: list[str], module: ast.Module, d: Diagnostic) -> Iterator[
                 if choice is not None:
                     yield QuickFix(f"Use num_warps = {choice}", (Edit(span, f"num_warps = {choice}"),), d)
     if is_bounds(d):
-        fix = mask_access(lines, module, d)
-        if fix is not None:
-            yield fix
+        yield from mask_access(lines, module, d)
     if d.code == "AR310":
         fix = align_contraction(lines, module, d)
         if fix is not None:
@@ -116,16 +117,28 @@ def requirement_hint(d: Diagnostic) -> str | None:
 AXIS_VALUE = re.compile(r"\b(index|extent) (\d+)\b")
 
 
-def failing_axes(d: Diagnostic) -> set[int]:
-    """The tensor axes the counterexample indexes outside the extent (empty: not known, mask every axis)."""
+def axis_values(d: Diagnostic) -> tuple[dict[int, int], dict[int, int]]:
+    """The counterexample's index and extent of each tensor axis (`x index 1 (N) = 1024`, `x extent 1 = 1000`)."""
     values = (d.data.get("counterexample") or {}).get("values") or {}
     index: dict[int, int] = {}
     extent: dict[int, int] = {}
     for name, value in values.items():
         match = AXIS_VALUE.search(str(name))
-        if match is not None and isinstance(value, int):
+        if match is not None and isinstance(value, int) and not isinstance(value, bool):
             (index if match.group(1) == "index" else extent)[int(match.group(2))] = value
+    return index, extent
+
+
+def failing_axes(d: Diagnostic) -> set[int]:
+    """The tensor axes the counterexample indexes outside the extent (empty: not known, mask every axis)."""
+    index, extent = axis_values(d)
     return {axis for axis, i in index.items() if axis in extent and not 0 <= i < extent[axis]}
+
+
+def negative_axes(d: Diagnostic) -> set[int]:
+    """The axes the counterexample indexes below 0: `i < N` alone would not keep those in bounds."""
+    index, _ = axis_values(d)
+    return {axis for axis, i in index.items() if i < 0}
 
 
 def kernel_of(module: ast.Module, line: int) -> ast.Kernel | None:
@@ -186,36 +199,200 @@ def expressions(node) -> Iterator:
                 stack.append(child)
 
 
-def mask_access(lines: list[str], module: ast.Module, d: Diagnostic) -> QuickFix | None:
-    call = access_call(module, span_of(d))
-    kernel = kernel_of(module, d.range.start.line)
-    if call is None or kernel is None:
+ACCESS_CALLS = ("load", "store", "atomic_add")
+BINDS_LOOSER_THAN_LESS = ("&", "|", "^")
+
+
+@dataclass(frozen=True, slots=True)
+class AxisIndex:
+    """One index of a tensor access, with what a mask for its axis needs."""
+
+    axis: int  # the tensor axis
+    text: str  # the index as written, parenthesized where `<` would bind into it
+    extent: str  # the tensor's extent on this axis, as its parameter declares it
+    rank: int  # 0: a scalar (drops its axis); 1: a vector (one axis of an outer product); 2+: a broadcast tile
+    literal: bool
+
+    def conditions(self, lower: bool) -> list[str]:
+        upper = f"{self.text} < {self.extent}"
+        return [f"{self.text} >= 0", upper] if lower else [upper]
+
+    def condition(self, lower: bool) -> str:
+        return conjunction(self.conditions(lower))
+
+
+def conjunction(conditions: list[str]) -> str:
+    """`a < N`, or `(a < N) & (b < M)`: `&` binds tighter than `<`, so a comparison joined by `&` gets
+    parentheses (a name or an already bracketed condition does not need them)."""
+    if len(conditions) == 1:
+        return conditions[0]
+    return " & ".join(f"({c})" if has_top_level_operator(c) else c for c in conditions)
+
+
+def has_top_level_operator(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and ch in "<>=&|^!":
+            return True
+    return False
+
+
+def is_outer_product(axes: list[AxisIndex]) -> bool:
+    """Two or more vector indices and no tile: the access is their outer product, one axis each."""
+    return all(a.rank <= 1 for a in axes) and sum(a.rank == 1 for a in axes) >= 2
+
+
+def mask_text(axes: list[AxisIndex], chosen: set[int], lower: set[int]) -> str | None:
+    """A mask bounding the chosen tensor axes, in the form the language reads for the access's shape: one
+    condition for a 1-D or scalar access (`offs < N`, `(row < M) & (cols < N)`), one entry per access axis for
+    an outer product (`(rm < M, None)`), one conjunction for a broadcast access."""
+    conditions = {a.axis: a.condition(a.axis in lower) for a in axes if a.axis in chosen}
+    if not conditions:
         return None
+    if not is_outer_product(axes):
+        return conjunction([c for a in axes if a.axis in chosen for c in a.conditions(a.axis in lower)])
+    vectors = [a for a in axes if a.rank == 1]
+    entries = [conditions.get(a.axis) for a in vectors]
+    scalars = [c for a in axes if a.rank == 0 and a.axis in chosen for c in a.conditions(a.axis in lower)]
+    if scalars:  # a scalar index drops its axis: its condition joins the first entry
+        entries[0] = conjunction(scalars + [e for e in entries[:1] if e is not None])
+    return "(" + ", ".join(e or "None" for e in entries) + ")"
+
+
+def spread_condition(axes: list[AxisIndex], axis: AxisIndex, condition: str) -> str:
+    """A vector's condition placed on its axis of an outer-product access (`(rm < M)[:, None]`), so that it
+    can be combined with `&` with a mask of the access's whole shape."""
+    vectors = [a.axis for a in axes if a.rank == 1]
+    where = ", ".join(":" if k == axis.axis else "None" for k in vectors)
+    return f"({condition})[{where}]"
+
+
+def mentions(text: str, index: str) -> bool:
+    return re.search(r"(?<![\w.])" + re.escape(index) + r"(?![\w(])", text) is not None
+
+
+def operand_text(lines: list[str], expr: ast.Expr) -> str:
+    text = text_of(lines, expr.span)
+    return f"({text})" if isinstance(expr, ast.BinOp) and expr.op in BINDS_LOOSER_THAN_LESS else text
+
+
+def index_ranks(text: str, kernel_name: str, call: ast.Call) -> list[int] | None:
+    """The rank of each index as the analyzer typed it, before the outer-product rule spread the vectors over
+    the access's axes."""
+    kernel = check_source(text).analysis.kernels.get(kernel_name)
+    if kernel is None:
+        return None
+    op = next((op for op in ir.walk_ops(kernel.body) if op.kind in ACCESS_CALLS and op.span == call.span), None)
+    if op is None:
+        return None
+    ranks = []
+    for value in ir.memory_access(op).indices:
+        spread = value.op is not None and value.op.kind == "expand_dims" and value.op.span == call.args[0].span
+        ranks.append(len(shape_of((value.op.operands[0] if spread else value).type)))
+    return ranks
+
+
+def access_axes(lines: list[str], kernel: ast.Kernel, call: ast.Call) -> list[AxisIndex] | None:
     access: ast.Subscript = call.args[0]
     tensor = next((p for p in kernel.params if isinstance(access.value, ast.Name) and p.name == access.value.id), None)
     if tensor is None or tensor.shape is None or len(tensor.shape) != len(access.indices):
         return None
-    existing = next((k for k in call.keywords if k.name == "mask"), None)
-    if existing is not None:
-        return complete_mask(lines, access, tensor, existing, d)
-    failing = failing_axes(d)
-    parts = []
-    for position, (index, dim) in enumerate(zip(access.indices, tensor.shape, strict=True)):
-        if isinstance(index, ast.FullSlice):
-            return None
-        if isinstance(index, ast.Int) or (failing and position not in failing):
-            parts.append(None)
-            continue
-        parts.append(f"{text_of(lines, index.span)} < {text_of(lines, dim.span)}")
-    if all(p is None for p in parts):
+    if any(isinstance(index, ast.FullSlice) for index in access.indices):
         return None
-    # one entry per axis (None: no condition there); a scalar index drops its axis from the access, and the
-    # check that every fix goes through rejects the tuple then
-    mask = parts[0] if len(parts) == 1 else "(" + ", ".join(p or "None" for p in parts) + ")"
-    keywords = f", mask={mask}" + (", other=0" if call.func.id == "load" else "")
+    ranks = index_ranks("\n".join(lines), kernel.name, call)
+    if ranks is None or len(ranks) != len(access.indices):
+        return None
+    return [
+        AxisIndex(axis, operand_text(lines, index), text_of(lines, dim.span), rank, isinstance(index, ast.Int))
+        for axis, (index, dim, rank) in enumerate(zip(access.indices, tensor.shape, ranks, strict=True))
+    ]
+
+
+def axes_to_mask(axes: list[AxisIndex], d: Diagnostic) -> list[set[int]]:
+    """Which axes to bound, narrowest first: those the counterexample puts out of bounds, then (the counterexample
+    shows one element, so another axis may fail as well) every axis a vector or tile indexes. The server offers
+    only what the verifier proves, so the first of these that suffices is kept."""
+    maskable = {a.axis for a in axes if not a.literal}
+    failing = failing_axes(d) & maskable
+    wide = failing | {a.axis for a in axes if a.rank >= 1 and not a.literal}
+    choices = [failing or maskable, wide]
+    return [c for k, c in enumerate(choices) if c and c not in choices[:k]]
+
+
+def mask_access(lines: list[str], module: ast.Module, d: Diagnostic) -> list[QuickFix]:
+    call = access_call(module, span_of(d))
+    kernel = kernel_of(module, d.range.start.line)
+    if call is None or kernel is None:
+        return []
+    axes = access_axes(lines, kernel, call)
+    if axes is None:
+        return []
+    existing = next((k for k in call.keywords if k.name == "mask"), None)
+    lower = negative_axes(d)
+    fixes: list[QuickFix] = []
+    for chosen in axes_to_mask(axes, d):
+        if existing is None:
+            fix = add_mask(call, axes, chosen, lower, d)
+        elif isinstance(existing.value, ast.Tuple):
+            fix = complete_mask(lines, axes, existing, chosen, lower, d)
+        else:
+            fix = narrow_mask(lines, axes, existing, chosen, lower, d)
+        if fix is not None and all(fix.edits != other.edits for other in fixes):
+            fixes.append(fix)
+    return fixes
+
+
+def add_mask(call: ast.Call, axes: list[AxisIndex], chosen: set[int], lower: set[int], d: Diagnostic):
+    mask = mask_text(axes, chosen, lower)
+    if mask is None:
+        return None
+    needs_other = call.func.id == "load" and not any(k.name == "other" for k in call.keywords)
+    keywords = f", mask={mask}" + (", other=0" if needs_other else "")
     last = call.args[-1].span if not call.keywords else call.keywords[-1].span
     where = Span(last.end_line, last.end_col, last.end_line, last.end_col)
     return QuickFix(f"Mask the access: mask={mask}", (Edit(where, keywords),), d, preferred=True)
+
+
+def complete_mask(
+    lines: list[str], axes: list[AxisIndex], mask: ast.Keyword, chosen: set[int], lower: set[int], d: Diagnostic
+) -> QuickFix | None:
+    """`mask=(None, rk < K)` with axis 0 out of bounds: put the condition where the None is."""
+    vectors = [a for a in axes if a.rank == 1]
+    entries = mask.value.elts
+    if not is_outer_product(axes) or len(entries) != len(vectors):
+        return None
+    edits = []
+    for entry, axis in zip(entries, vectors, strict=True):
+        if axis.axis not in chosen:
+            continue
+        if not isinstance(entry, ast.NoneLit):
+            return None  # a condition that is there and still lets the axis out: not a missing mask
+        edits.append(Edit(entry.span, axis.condition(axis.axis in lower)))
+    if not edits or any(a.rank == 0 and a.axis in chosen for a in axes):
+        return None
+    conditions = ", ".join(e.new_text for e in edits)
+    return QuickFix(f"Mask the access: {conditions}", tuple(edits), d, preferred=True)
+
+
+def narrow_mask(
+    lines: list[str], axes: list[AxisIndex], mask: ast.Keyword, chosen: set[int], lower: set[int], d: Diagnostic
+) -> QuickFix | None:
+    """`mask=cols < N` with the row out of bounds: `mask=(cols < N) & (row < M)`. An axis whose index the mask
+    already mentions is bounded wrongly, not left out, and is not masked a second time."""
+    current = text_of(lines, mask.value.span)
+    missing = [a for a in axes if a.axis in chosen and not mentions(current, a.text)]
+    if not missing:
+        return None
+    conditions = [current]
+    for axis in missing:
+        if axis.rank == 1 and is_outer_product(axes):
+            conditions.append(spread_condition(axes, axis, axis.condition(axis.axis in lower)))
+        else:
+            conditions += axis.conditions(axis.axis in lower)
+    new = conjunction(conditions)
+    return QuickFix(f"Mask the access: mask={new}", (Edit(mask.value.span, new),), d, preferred=True)
 
 
 def assignment_before(kernel: ast.Kernel, name: str, line: int) -> ast.Assign | None:
@@ -266,20 +443,3 @@ def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> Qu
     name = call.args[1].id
     title = f"Load `{name}` at `{call.args[0].id}`'s K index: `{kb}` → `{ka}`"
     return QuickFix(title, (Edit(load_span, new),), d, preferred=True)
-
-
-def complete_mask(lines: list[str], access: ast.Subscript, tensor: ast.Param, mask: ast.Keyword, d: Diagnostic):
-    """`mask=(None, rk < K)` with axis 0 out of bounds: put the condition where the None is."""
-    failing = failing_axes(d)
-    entries = mask.value.elts if isinstance(mask.value, ast.Tuple) else None
-    if not failing or entries is None or len(entries) != len(access.indices):
-        return None
-    edits = []
-    for axis in sorted(failing):
-        entry, index = entries[axis], access.indices[axis]
-        if not isinstance(entry, ast.NoneLit) or isinstance(index, ast.FullSlice):
-            return None
-        condition = f"{text_of(lines, index.span)} < {text_of(lines, tensor.shape[axis].span)}"
-        edits.append(Edit(entry.span, condition))
-    conditions = ", ".join(e.new_text for e in edits)
-    return QuickFix(f"Mask the access: {conditions}", tuple(edits), d, preferred=True)
