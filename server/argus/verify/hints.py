@@ -10,6 +10,21 @@ from argus.verify.terms import free_names
 MAX_CANDIDATES = 12
 
 
+def hint_for(prover, ob: Obligation, verdict) -> str:
+    """What the diagnostic of an obligation that was not proved suggests: a `requires` that would prove it, else
+    the obligation's own hint.
+
+    Nothing for an obligation z3 ran out of time on: a narrower claim is easier, so some condition always
+    "proves" it within the budget, and the hint would blame a kernel that may well be right (`requires M <= BK`
+    on a correct matmul at 1 ms). The honest answer there is more time, which the verdict's reason says."""
+    if verdict.out_of_time:
+        return ""
+    hint = ""
+    if verdict.status in ("refuted", "unknown") and ob.kind in ("in_bounds", "coverage"):
+        hint = suggest_requires(prover, ob)
+    return hint or ob.hint
+
+
 def suggest_requires(prover, ob: Obligation) -> str:
     """The first of `S % C == 0` and `S <= C` (S a size the claim mentions, C a tile constant) that proves it."""
     mentioned = free_names(z3.And(*ob.assumptions, ob.goal))

@@ -14,7 +14,7 @@ from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
-from argus.verify.hints import suggest_requires
+from argus.verify.hints import hint_for
 from argus.verify.model import Obligation
 from argus.verify.races import race_obligations
 from argus.verify.solve import Prover, Verdict
@@ -106,6 +106,16 @@ def program_names(kernel: ir.KernelIR) -> list[str]:
     return names
 
 
+def program_lines(kernel: ir.KernelIR) -> dict[str, int]:
+    """The 0-based line of the `program_id(...)` each program id of a counterexample is named after."""
+    names = program_names(kernel)
+    lines: dict[str, int] = {}
+    for op in ir.walk_ops(kernel.body):
+        if op.kind == "program_id" and op.attrs["axis"] < len(names):
+            lines.setdefault(names[op.attrs["axis"]], op.span.line)
+    return lines
+
+
 def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> KernelReport:
     """Every obligation of one kernel; an internal failure becomes an unknown verdict, never an exception.
     Layouts (hover text) are produced for the declared constants only, not for a tune variant."""
@@ -122,13 +132,10 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
         report.stats.obligations += 1
         try:
             verdict = prover.decide(obligation)
-            hint = ""
-            if verdict.status in ("refuted", "unknown") and obligation.kind in ("in_bounds", "coverage"):
-                hint = suggest_requires(prover, obligation)
             made = (
                 None
                 if verdict.status in ("proved", "suppressed")
-                else diagnostic(obligation, verdict, hint or obligation.hint, variant)
+                else diagnostic(obligation, verdict, hint_for(prover, obligation, verdict), variant)
             )
         except Exception as error:  # one obligation's failure is its own unknown verdict, not the kernel's
             verdict = Verdict("unknown", f"internal verifier error: {error!r}")
@@ -181,19 +188,21 @@ def collect(kernel: ir.KernelIR, timeout_ms: int, with_layouts: bool = True):
     return obligations, prover, layouts
 
 
-def diagnostic(ob: Obligation, verdict: Verdict, hint: str, variant: str) -> Diagnostic:
+def diagnostic(
+    ob: Obligation, verdict: Verdict, hint: str, variant: str, programs: dict[str, int] | None = None
+) -> Diagnostic:
+    """A refuted obligation's message says what is wrong on its first line, then gives the counterexample one
+    part a line (witness.Counterexample.report); an undecided one is one line with its reason. `programs`: the
+    line each program id is read at (program_lines)."""
     suffix = f" [{variant}]" if variant else ""
     if verdict.status == "refuted":
         witness = verdict.witness
         related = list(ob.related)
         if witness.second is not None and ob.second is not None:
-            related.append((ob.second.span, f"the other program's {ob.second.what}"))
-        if ob.kind == "coverage":
-            message = f"{ob.message}{suffix}: no program was found to write {witness.text()}"
-        else:
-            message = f"{ob.message}{suffix}: counterexample: {witness.text()}"
-        if hint:
-            message += f"; {hint}"
+            related.append((ob.second.span, f"the other program's {ob.second.what}: {witness.second.who()}"))
+        loops = {loop.name: loop.span.line for loop in [*ob.loops, *(ob.second.loops if ob.second else [])]}
+        parts = witness.report(programs, loops) + ([f"hint: {hint}"] if hint else [])
+        message = f"{ob.message}{suffix}" + "".join(f"\n  {part}" for part in parts)
         d = make(ob.code, ob.span, message, related=related, verdict="refuted", counterexample=witness.model_dump())
         d.data["kind"] = ob.kind
         if variant:

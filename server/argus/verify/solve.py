@@ -16,12 +16,22 @@ from argus.verify.witness import Counterexample
 SHRINK_BOUNDS = (4, 16, 64, 256, 1024, 4096)
 
 
+def out_of_time_reason(timeout_ms: int) -> str:
+    """Why an obligation is undecided when z3 ran out of time: the budget, not the kernel, and how to raise it
+    (the CLI's flag and the editor's setting)."""
+    return (
+        f"the verifier ran out of its {timeout_ms} ms budget before deciding; raise --timeout-ms, "
+        "or argus.verify.timeoutMs in the editor"
+    )
+
+
 @dataclass(slots=True)
 class Verdict:
     status: str  # proved | refuted | unknown | suppressed (a consequence of a failure reported elsewhere)
     reason: str = ""
     witness: Counterexample | None = None
     milliseconds: float = 0.0
+    out_of_time: bool = False  # unknown only because z3's budget ran out: says nothing about the kernel
 
 
 @dataclass(slots=True)
@@ -61,8 +71,8 @@ class Prover:
         if answer == z3.unknown:
             reason = solver.reason_unknown()
             if reason in ("timeout", "canceled"):
-                reason = f"the solver timed out after {self.timeout_ms} ms"
-            elif "nonlinear" in reason or "incomplete" in reason:
+                return Verdict("unknown", out_of_time_reason(self.timeout_ms), out_of_time=True)
+            if "nonlinear" in reason or "incomplete" in reason:
                 reason = f"a non-linear term ({reason})"
             return Verdict("unknown", reason)
         names = free_names(claim)
