@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -12,5 +13,60 @@ def read_source(command: str, path: str | Path) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as problem:
-        print(f"argus {command}: cannot read {path}: {problem}", file=sys.stderr)
+        print(f"argus {command}: cannot read {path}: {reason(problem)}", file=sys.stderr)
         return None
+
+
+def write_output(command: str, path: str | Path, text: str) -> bool:
+    """Write a file the user named, making the folders it goes in (as --bundle does); False, with
+    `argus COMMAND: cannot write ...` on stderr, when it cannot be written (the caller exits 2)."""
+    path = Path(path)
+    if not can_write(command, path):
+        return False
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as problem:
+        print(f"argus {command}: cannot write {path}: {reason(problem)}", file=sys.stderr)
+        return False
+    return True
+
+
+def can_write(command: str, path: str | Path) -> bool:
+    """Whether a file can go at `path`, asked before the work that makes it; makes the folders it goes in."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as problem:
+        print(f"argus {command}: cannot write {path}: {reason(problem)}", file=sys.stderr)
+        return False
+    if path.is_dir():
+        print(f"argus {command}: cannot write {path}: it is a folder", file=sys.stderr)
+        return False
+    return True
+
+
+def reason(problem: Exception) -> str:
+    """An OSError's own words ("No such file or directory"), without the errno and the path said already."""
+    return getattr(problem, "strerror", None) or str(problem)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number above zero (a time limit, a count of trials)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"a positive whole number, not {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number above zero (seconds)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a positive number, not {text!r}")
+    return value
