@@ -7,7 +7,13 @@ documents each code with a wrong and a right example.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
+
+# The page every code links to. In a checkout (what `argus serve` runs from today) it is this file; a setting
+# may point the links at a published copy later (documentation_url's `base`).
+DOCS_PAGE = Path(__file__).resolve().parents[3] / "docs" / "diagnostics.md"
 
 
 @dataclass(frozen=True)
@@ -89,3 +95,23 @@ CODES: dict[str, CodeInfo] = {
     "AR506": CodeInfo("gate ran out of memory", "error"),
     "AR507": CodeInfo("reference or inputs block failed", "error"),
 }
+
+
+def anchor(code: str) -> str:
+    """The fragment of the code's section: GitHub's slug of its heading `## ARnnn: title` (lower case,
+    punctuation dropped, spaces to hyphens), which VS Code's Markdown preview uses too."""
+    heading = f"{code}: {CODES[code].title}"
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def documentation_url(code: str, base: str | None = None) -> str | None:
+    """Where the code is explained: `base` (a URL of docs/diagnostics.md) with the code's anchor, by default
+    the page in this checkout as a file URI. None for a code not in the catalog, or without a base when the
+    page is not there (an installed package without its docs)."""
+    if code not in CODES:
+        return None
+    if base is None:
+        if not DOCS_PAGE.is_file():
+            return None
+        base = DOCS_PAGE.as_uri()
+    return f"{base}#{anchor(code)}"

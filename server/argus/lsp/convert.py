@@ -65,6 +65,9 @@ class Positions:
 
 
 def diagnostic(d: dsl.Diagnostic, uri: str, positions: Positions) -> types.Diagnostic:
+    from argus.dsl.codes import documentation_url  # the language core loads after the initialize answer
+
+    href = documentation_url(d.code)
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(uri=uri, range=positions.range_of(r.range)), message=r.message
@@ -76,6 +79,7 @@ def diagnostic(d: dsl.Diagnostic, uri: str, positions: Positions) -> types.Diagn
         message=d.message,
         severity=SEVERITY[str(d.severity)],
         code=d.code,
+        code_description=types.CodeDescription(href=href) if href else None,
         source=d.source,
         related_information=related or None,
         data={"argus": d.data} if d.data else None,
