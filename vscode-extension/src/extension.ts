@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 
 import { ArgusClient } from "./client";
+import { gateResponseUri } from "./gateBoard";
 import { gateResultsIn, summarizeGateResponse } from "./gateStatus";
 import { kernelAt, kernelsIn } from "./kernels";
 import { REFINE, RUN_GATE } from "./protocol";
@@ -19,9 +20,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const client = argus;
   context.subscriptions.push(output, status, client);
   context.subscriptions.push(client.onDidChangeState((state) => status.setServerState(state)));
-  context.subscriptions.push(client.onGateResult((response) => status.gateFinished(summarizeGateResponse(response))));
+  // every gate run's end, whoever started it, for the document it names; the status bar shows the active one's
+  context.subscriptions.push(
+    client.onGateResult((response) => {
+      const uri = gateResponseUri(response);
+      if (uri !== undefined) {
+        status.gateFinished(uri, summarizeGateResponse(response));
+      }
+    }),
+  );
   status.showFor(vscode.window.activeTextEditor);
   context.subscriptions.push(vscode.window.onDidChangeActiveTextEditor((editor) => status.showFor(editor)));
+  context.subscriptions.push(vscode.workspace.onDidCloseTextDocument((document) => status.documentClosed(document.uri)));
 
   const register = (command: string, handler: (...args: unknown[]) => unknown) =>
     context.subscriptions.push(vscode.commands.registerCommand(command, handler));
@@ -35,20 +45,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       return undefined;
     }
     const label = `gate ${target.kernel ?? "all kernels"}`;
-    status.gateStarted(label);
+    status.gateStarted(target.uri, label);
     output.info(`${label}: ${target.uri}`);
     try {
       const response = await client.executeServerCommand(RUN_GATE, target.kernel ? [target.uri, target.kernel] : [target.uri]);
       output.info(`${label} answered: ${JSON.stringify(response)}`);
       const summary = summarizeGateResponse(response);
-      status.gateFinished(summary);
+      status.gateFinished(target.uri, summary);
       // a run the server refused (errors first, no gate installed) it has explained itself
       if (summary !== undefined && !summary.passed && gateResultsIn(response).length > 0) {
         void vscode.window.showWarningMessage(`Argus ${summary.text.replace(/^\$\([\w~-]+\)\s*/, "")}: ${summary.tooltip.split("\n")[0]}`);
       }
       return response;
     } catch (error) {
-      status.gateFinished(undefined);
+      status.gateFinished(target.uri, undefined);
       void vscode.window.showErrorMessage(`Argus gate: ${message(error)}`);
       return undefined;
     }

@@ -66,13 +66,18 @@ export function summarizeGateResponse(response: unknown): GateSummary | undefine
     const kernels = Array.isArray(response.kernels) ? response.kernels.filter((k) => typeof k === "string").join(", ") : "";
     const label = kernels ? `gate ${kernels}` : "gate";
     if (response.cancelled === true) {
-      return { text: `$(circle-slash) ${label}: cancelled`, tooltip: "The gate run was cancelled.", passed: false };
+      return cancelledSummary(label, "The gate run was cancelled.");
     }
     if (typeof response.error === "string" && response.error.length > 0) {
       return { text: `$(warning) ${label}: not run`, tooltip: response.error, passed: false };
     }
   }
   return summarizeGate(gateResultsIn(response));
+}
+
+/** A run that ended without a result: cancelled, for the reason `why` (the tooltip). */
+export function cancelledSummary(label: string, why: string): GateSummary {
+  return { text: `$(circle-slash) ${label}: cancelled`, tooltip: why, passed: false };
 }
 
 export function summarizeGate(results: GateResult[]): GateSummary | undefined {

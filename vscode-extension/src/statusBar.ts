@@ -1,15 +1,17 @@
-// One status bar item: the server's state, then the last gate result.
+// One status bar item: the server's state, then the gate's state of the active editor's document.
 
 import * as vscode from "vscode";
 
 import type { ServerState } from "./client";
+import { GateBoard } from "./gateBoard";
 import type { GateSummary } from "./gateStatus";
 
 export class ArgusStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("argus.status", vscode.StatusBarAlignment.Left, 10);
   private server: ServerState = "stopped";
-  private gate: GateSummary | undefined;
-  private running: string | undefined;
+  private readonly gates = new GateBoard();
+  /** The active editor's document, when it is an Argus file. */
+  private active: string | undefined;
 
   constructor() {
     this.item.name = "Argus";
@@ -21,26 +23,31 @@ export class ArgusStatusBar implements vscode.Disposable {
     this.render();
   }
 
-  gateStarted(label: string): void {
-    this.running = label;
+  gateStarted(uri: string, label: string): void {
+    this.gates.started(key(uri), label);
     this.render();
   }
 
-  gateFinished(summary: GateSummary | undefined): void {
-    this.running = undefined;
-    if (summary !== undefined) {
-      this.gate = summary;
-    }
+  /** A gate run of the document `uri` ended (`summary` undefined: nothing new to show). */
+  gateFinished(uri: string, summary: GateSummary | undefined): void {
+    this.gates.finished(key(uri), summary);
     this.render();
   }
 
-  /** Shown only while an Argus file is the active editor. */
+  documentClosed(uri: vscode.Uri): void {
+    this.gates.forget(uri.toString());
+    this.render();
+  }
+
+  /** Shown only while an Argus file is the active editor, with that file's gate result. */
   showFor(editor: vscode.TextEditor | undefined): void {
-    if (editor?.document.languageId === "argus") {
+    this.active = editor?.document.languageId === "argus" ? editor.document.uri.toString() : undefined;
+    if (this.active !== undefined) {
       this.item.show();
     } else {
       this.item.hide();
     }
+    this.render();
   }
 
   dispose(): void {
@@ -68,17 +75,18 @@ export class ArgusStatusBar implements vscode.Disposable {
       this.item.command = "argus.restartServer";
       return;
     }
-    if (this.running !== undefined) {
-      this.item.text = `$(sync~spin) ${this.running}`;
+    const gate = this.gates.stateOf(this.active);
+    if (gate.running !== undefined) {
+      this.item.text = `$(sync~spin) ${gate.running}`;
       this.item.tooltip = "The gate is running (cancel it from the progress notification or the code lens).";
       this.item.command = "argus.showOutput";
       return;
     }
-    if (this.gate !== undefined) {
-      this.item.text = this.gate.text;
-      this.item.tooltip = `${this.gate.tooltip}\n\nClick to run the gate again.`;
+    if (gate.summary !== undefined) {
+      this.item.text = gate.summary.text;
+      this.item.tooltip = `${gate.summary.tooltip}\n\nClick to run the gate again.`;
       this.item.command = "argus.runGate";
-      if (!this.gate.passed) {
+      if (!gate.summary.passed) {
         this.item.backgroundColor = new vscode.ThemeColor("statusBarItem.warningBackground");
       }
       return;
@@ -86,5 +94,14 @@ export class ArgusStatusBar implements vscode.Disposable {
     this.item.text = "$(check) Argus";
     this.item.tooltip = "Argus language server running. Click to run the gate for the kernel at the cursor.";
     this.item.command = "argus.runGate";
+  }
+}
+
+/** The server echoes the URI the client sent; parsing it again gives the form `document.uri.toString()` has. */
+function key(uri: string): string {
+  try {
+    return vscode.Uri.parse(uri, true).toString();
+  } catch {
+    return uri;
   }
 }
