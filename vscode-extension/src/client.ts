@@ -1,7 +1,7 @@
 // The language client's lifecycle: resolve the server command, start it over stdio, explain a failed start,
-// restart on demand.
+// restart on demand, and end the old server before a new one starts.
 
-import { execFile } from "child_process";
+import { execFile, type ChildProcess } from "child_process";
 import * as vscode from "vscode";
 import {
   CloseAction,
@@ -15,11 +15,19 @@ import {
 
 import { commandsToRegisterFromServer, GATE_RESULT_NOTIFICATION } from "./protocol";
 import { onPythonInterpreterChange, pythonExtensionInterpreter } from "./pythonExtension";
+import { classifyRequestFailure, ServerRequestError, ServerStoppedError } from "./requestFailure";
 import { describeLaunch, resolveServerLaunch, type ServerLaunch } from "./serverCommand";
+import { endServerProcess, spawnServer } from "./serverProcess";
 import { initializationOptions, readSettings, type ArgusSettings } from "./settings";
 import { explainStartupProblem, PROBE_ARGS, type ProbeResult } from "./startupProblem";
 
 export type ServerState = "starting" | "running" | "stopped" | "failed";
+
+/** A server process the extension started, and a promise that settles when it exits. */
+interface ServerProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
 
 /** The settings for `resource` (or the first workspace folder), with invalid values reported to `log`. */
 export function settingsFor(resource: vscode.Uri | undefined, log: (line: string) => void): ArgusSettings {
@@ -41,8 +49,11 @@ export class ArgusClient implements vscode.Disposable {
   readonly onGateResult = this.gateEmitter.event;
   readonly onDidChangeState = this.stateEmitter.event;
   private current: ServerState = "stopped";
-  /** The client a pending restart will stop. */
-  private retiring: LanguageClient | undefined;
+  /** Clients the extension has decided to stop (a restart, a stop): what their requests end with is its own
+   * doing, and not shown to the user. */
+  private readonly retired = new WeakSet<LanguageClient>();
+  /** Each client's server process (the latest, when the client restarted it after a crash). */
+  private readonly processes = new WeakMap<LanguageClient, ServerProcess>();
   /** Serializes start/stop so that two quick restarts never run two servers. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -67,8 +78,8 @@ export class ArgusClient implements vscode.Disposable {
 
   restart(reason: string): Promise<void> {
     // at once, not when the queue gets here: the settings change that asked for this restart must not reach
-    // the client being stopped
-    this.retiring = this.client;
+    // the client being stopped, and the requests it cancels are no news to the user
+    this.retire(this.client);
     return this.enqueue(async () => {
       this.output.info(`restarting the server: ${reason}`);
       await this.doStop();
@@ -77,15 +88,33 @@ export class ArgusClient implements vscode.Disposable {
   }
 
   stop(): Promise<void> {
+    this.retire(this.client);
     return this.enqueue(() => this.doStop());
   }
 
+  /** workspace/executeCommand on the running server (see `guard` for how it fails). */
   async executeServerCommand(command: string, args: unknown[]): Promise<unknown> {
     const client = this.languageClient;
     if (client === undefined) {
       throw new Error("the Argus language server is not running (see the Argus log)");
     }
-    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    return this.guard(client, command, client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }));
+  }
+
+  /** The answer of `request`, which the extension sent to `client`'s server. A failure is thrown as a
+   * ServerRequestError saying what it was: cancelled by the extension's own stop or restart, cancelled by the
+   * server, the server gone, or an error. A server process that ends without answering ends the request too. */
+  async guard<R>(client: LanguageClient, what: string, request: Promise<R>): Promise<R> {
+    const exited = this.processes.get(client)?.exited.then(() => Promise.reject(new ServerStoppedError()));
+    try {
+      return await (exited !== undefined ? Promise.race([request, exited]) : request);
+    } catch (error) {
+      const failure = classifyRequestFailure(error, this.retired.has(client));
+      if (failure.kind === "stopped-by-us") {
+        this.output.info(`${what} ended with the server's stop: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      throw new ServerRequestError(failure, error);
+    }
   }
 
   dispose(): void {
@@ -93,6 +122,12 @@ export class ArgusClient implements vscode.Disposable {
     void this.stop();
     this.stateEmitter.dispose();
     this.gateEmitter.dispose();
+  }
+
+  private retire(client: LanguageClient | undefined): void {
+    if (client !== undefined) {
+      this.retired.add(client);
+    }
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -118,10 +153,12 @@ export class ArgusClient implements vscode.Disposable {
     this.output.info(`starting the server: ${describeLaunch(launch)}`);
     this.setState("starting");
 
-    const serverOptions: ServerOptions = {
-      command: launch.command,
-      args: launch.args,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    // The extension starts the process itself, so that a stop can wait for it to exit (serverProcess.ts).
+    const serverOptions: ServerOptions = async () => {
+      const options = { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: "1" } };
+      const child = await spawnServer(launch.command, launch.args, options, (line) => this.output.warn(line));
+      this.processes.set(client, { child, exited: new Promise((resolve) => child.once("exit", () => resolve())) });
+      return child;
     };
     let initialized = false;
     const clientOptions: LanguageClientOptions = {
@@ -133,7 +170,19 @@ export class ArgusClient implements vscode.Disposable {
       synchronize: { configurationSection: "argus" },
       middleware: {
         workspace: {
-          didChangeConfiguration: (sections, next) => (client === this.retiring ? Promise.resolve() : next(sections)),
+          didChangeConfiguration: (sections, next) => (this.retired.has(client) ? Promise.resolve() : next(sections)),
+        },
+        // the server's own commands (a library skill's argus.applySkill, ...) that a restart cuts short
+        executeCommand: async (command, args, next) => {
+          try {
+            return await next(command, args);
+          } catch (error) {
+            if (classifyRequestFailure(error, this.retired.has(client)).kind === "stopped-by-us") {
+              this.output.info(`${command} ended with the server's stop`);
+              return undefined;
+            }
+            throw error;
+          }
         },
       },
       outputChannel: this.output,
@@ -146,7 +195,7 @@ export class ArgusClient implements vscode.Disposable {
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue }),
         closed: () => {
-          if (!initialized) {
+          if (!initialized || this.retired.has(client)) {
             return { action: CloseAction.DoNotRestart, handled: true };
           }
           this.output.error("the server stopped; restarting it");
@@ -178,19 +227,41 @@ export class ArgusClient implements vscode.Disposable {
     } catch (error) {
       this.output.error(`the server did not start: ${error instanceof Error ? error.message : String(error)}`);
       this.client = undefined;
+      this.retire(client);
       await client.dispose().catch(() => undefined);
+      await this.endProcess(client);
       this.setState("failed");
       await this.reportStartupProblem(launch);
     }
   }
 
+  /** shutdown and exit (2 s for both), then the process must exit within 2 s, else it is terminated (and
+   * killed 1 s later): the next server starts only once the old one is gone. */
   private async doStop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    if (client !== undefined && client.needsStop()) {
-      await client.stop(5000).catch((error) => this.output.warn(`stopping the server: ${String(error)}`));
+    if (client !== undefined) {
+      this.retire(client);
+      if (client.needsStop()) {
+        await client.stop(2000).catch((error) => this.output.warn(`stopping the server: ${String(error)}`));
+      }
+      await this.endProcess(client);
     }
     this.setState("stopped");
+  }
+
+  private async endProcess(client: LanguageClient): Promise<void> {
+    const server = this.processes.get(client);
+    if (server === undefined) {
+      return;
+    }
+    this.processes.delete(client);
+    const ending = await endServerProcess(server.child);
+    if (ending !== "exited") {
+      this.output.warn(`the server (pid ${server.child.pid}) did not exit within 2 s of shutdown: ${ending}`);
+    } else {
+      this.output.info(`the server (pid ${server.child.pid}) exited`);
+    }
   }
 
   /** The extension's own commands (argus.runGate, ...) call the server themselves; the client must not

@@ -4,9 +4,10 @@ import * as vscode from "vscode";
 
 import { ArgusClient } from "./client";
 import { gateResponseUri } from "./gateBoard";
-import { gateResultsIn, summarizeGateResponse } from "./gateStatus";
+import { cancelledSummary, gateResultsIn, summarizeGateResponse } from "./gateStatus";
 import { kernelAt, kernelsIn } from "./kernels";
 import { REFINE, RUN_GATE } from "./protocol";
+import { classifyRequestFailure, ServerRequestError, type RequestFailure } from "./requestFailure";
 import { needsRestart } from "./settings";
 import { showSkills } from "./skills";
 import { ArgusStatusBar } from "./statusBar";
@@ -58,8 +59,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       return response;
     } catch (error) {
-      status.gateFinished(target.uri, undefined);
-      void vscode.window.showErrorMessage(`Argus gate: ${message(error)}`);
+      const failure = failureOf(error);
+      if (failure.kind === "stopped-by-us" || failure.kind === "cancelled") {
+        // a restart (or the server) cancelled the run: the status bar says so, no error message
+        const why = failure.kind === "stopped-by-us" ? "The language server was stopped or restarted during the run." : "The server cancelled the run.";
+        status.gateFinished(target.uri, cancelledSummary(label, `${why} Run the gate again for a result.`));
+      } else {
+        status.gateFinished(target.uri, undefined);
+        void vscode.window.showErrorMessage(`Argus gate: ${failure.message}`);
+      }
       return undefined;
     }
   });
@@ -79,7 +87,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       // the server shows the loop's steps as cancellable progress, and its result as a message
       return await client.executeServerCommand(REFINE, [target.uri, target.kernel ?? null]);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Argus refine: ${message(error)}`);
+      const failure = failureOf(error);
+      if (failure.kind === "error" || failure.kind === "server-gone") {
+        void vscode.window.showErrorMessage(`Argus refine: ${failure.message}`);
+      }
       return undefined;
     }
   });
@@ -93,7 +104,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     try {
       await showSkills(client, editor);
     } catch (error) {
-      void vscode.window.showErrorMessage(`Argus skills: ${message(error)}`);
+      const failure = failureOf(error);
+      if (failure.kind === "error" || failure.kind === "server-gone") {
+        void vscode.window.showErrorMessage(`Argus skills: ${failure.message}`);
+      }
     }
   });
 
@@ -147,6 +161,8 @@ async function commandTarget(args: unknown[]): Promise<CommandTarget | undefined
   return { uri: editor.document.uri.toString(), kernel };
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** How a request to the server failed (executeServerCommand says; anything else is an error). */
+function failureOf(error: unknown): RequestFailure {
+  return error instanceof ServerRequestError ? error.failure : classifyRequestFailure(error, false);
 }
+

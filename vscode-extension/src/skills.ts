@@ -13,11 +13,12 @@ export async function showSkills(argus: ArgusClient, editor: vscode.TextEditor):
   if (client === undefined) {
     throw new Error("the Argus language server is not running (see the Argus log)");
   }
-  const answer = await client.sendRequest(CodeActionRequest.type, {
+  const request = client.sendRequest(CodeActionRequest.type, {
     textDocument: { uri: client.code2ProtocolConverter.asUri(editor.document.uri) },
     range: client.code2ProtocolConverter.asRange(editor.selection),
     context: { diagnostics: [], only: [SKILL_KIND], triggerKind: CodeActionTriggerKind.Invoked },
   });
+  const answer = await argus.guard(client, CodeActionRequest.method, request);
   const actions = (answer ?? []).filter((a): a is CodeAction => "title" in a && !("command" in a && typeof a.command === "string"));
   const items = skillItems(actions, SKILL_KIND);
   if (items.length === 0) {
