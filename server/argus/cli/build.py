@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import read_source
+from argus.cli import read_source, write_output
 
 
 def add_parser(subparsers) -> None:
@@ -21,7 +21,9 @@ def add_parser(subparsers) -> None:
         ),
     )
     parser.add_argument("path", metavar="FILE", help="the .argus file")
-    parser.add_argument("-o", "--output", metavar="OUT.py", help="write here instead of standard output")
+    parser.add_argument(
+        "-o", "--output", metavar="OUT.py", help="write here instead of standard output (its folders are made)"
+    )
     parser.add_argument(
         "--problem",
         metavar="KERNEL",
@@ -34,13 +36,13 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    text = read_source("build", path)  # before the imports: a wrong path is said at once
+    if text is None:
+        return 2
     from argus.codegen import CodegenError, generate, generate_problem
     from argus.dsl.check import check_source
 
-    path = Path(args.path)
-    text = read_source("build", path)
-    if text is None:
-        return 2
     check = check_source(text)
     errors = [d for d in check.diagnostics if d.severity.value == "error"]
     if errors:
@@ -62,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"argus build: {path}: {failure}", file=sys.stderr)
         return 1
     if args.output:
-        Path(args.output).write_text(output, encoding="utf-8")
+        if not write_output("build", args.output, output):
+            return 2
     else:
         sys.stdout.write(output)
     return 0

@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from argus.cli import read_source
 
 DEMO_FILE = Path("examples") / "buggy" / "matmul_next_k.argus"
 WAIT_S = 60.0
@@ -45,6 +48,12 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.path) if args.path else find_demo_file()
     if path is None or not path.is_file():
         print(f"argus demo: cannot find {args.path or DEMO_FILE} (run it from the repository root)", file=sys.stderr)
+        return 2
+    text = read_source("demo", path)
+    if text is None:
+        return 2
+    if not re.search(r"^kernel\b", text, re.MULTILINE):  # no server to start for a file with nothing to show
+        print(f"argus demo: {path} has no kernel to walk through", file=sys.stderr)
         return 2
     try:
         return asyncio.run(Demo(path.resolve(), gate=not args.no_gate).main())

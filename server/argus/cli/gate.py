@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import read_source
+from argus.cli import read_source, reason
 
 STAGES = ("compile", "correct", "profile")
 
@@ -46,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
     source = read_source("gate", args.file)
     if source is None:
         return 2
+    nothing = nothing_to_gate(source, args.kernel)
+    if nothing:
+        print(f"argus gate: {args.file}: {nothing}", file=sys.stderr)
+        return 2
     if args.bundle:
         return bundle(args, source)
     from argus.gate import run_gate_all
@@ -71,11 +75,32 @@ def run(args: argparse.Namespace) -> int:
     return report(results, args)
 
 
+def nothing_to_gate(source: str, kernel: str | None) -> str:
+    """Why the file names nothing to gate (no kernel, or none called `kernel`): a usage error, said before any
+    work. A file with errors is gated all the same: its errors are the report."""
+    from argus.dsl.check import check_source
+
+    check = check_source(source)
+    names = list(check.analysis.kernels)
+    if check.has_errors or (names and kernel in (None, *names)):
+        return ""
+    if not names:
+        return "the file has no kernel to gate"
+    return f"no kernel named `{kernel}` in the file (kernels: {', '.join(names)})"
+
+
 def bundle(args: argparse.Namespace, source: str) -> int:
     from argus.gate import GateSetupError, write_bundle
 
+    folder = Path(args.bundle)
+    if folder.exists() and not folder.is_dir():
+        print(f"argus gate: --bundle {folder}: a file is there, not a folder", file=sys.stderr)
+        return 2
     try:
-        run_py = write_bundle(source, Path(args.bundle), path=args.file, kernel=args.kernel)
+        run_py = write_bundle(source, folder, path=args.file, kernel=args.kernel)
+    except OSError as problem:
+        print(f"argus gate: --bundle {folder}: cannot write: {reason(problem)}", file=sys.stderr)
+        return 2
     except GateSetupError as failure:
         print(f"argus gate: {args.file}: {failure}", file=sys.stderr)
         for error in failure.errors:

@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from argus.cli import can_write, read_source, reason, write_output
+
 LINEAGES = Path("skills/lineages")
 
 
@@ -35,36 +37,60 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from argus.skills.lineage import bundle
-
     if args.read:
-        written = bundle.read_back(Path(args.read), Path(args.output) if args.output else None)
-        print(f"wrote {written}")
-        return 0
+        return read_back(args)
     if not args.expert:
         print("argus lineage: an EXPERT.argus file is needed (or --read FOLDER)", file=sys.stderr)
         return 2
     expert = Path(args.expert)
-    if not expert.is_file():
-        print(f"argus lineage: no such file: {expert}", file=sys.stderr)
+    text = read_source("lineage", expert)
+    if text is None:
         return 2
-    kernel = args.kernel or first_kernel(expert)
+    kernel = args.kernel or first_kernel(text)
     if kernel is None:
         print(f"argus lineage: {expert} has no kernel that checks", file=sys.stderr)
         return 1
     if args.device == "bundle":
-        record = Path(args.record) if args.record else LINEAGES / f"{expert.stem}.{kernel}.cpu.json"
-        out = Path(args.output) if args.output else Path("build/lineage") / f"{expert.stem}.{kernel}"
-        script = bundle.write(record, out)
-        print(f"wrote {script}; on the GPU machine: bash {script}; then here: argus lineage --read {out}")
-        return 0
+        return write_bundles(args, expert, kernel)
     return walk(args, expert, kernel)
 
 
-def first_kernel(expert: Path) -> str | None:
+# What a record or a bundle folder that is not one raises when it is read: missing files, bad JSON, a record
+# that does not validate (pydantic's ValidationError is a ValueError).
+UNREADABLE = (OSError, ValueError, KeyError, TypeError)
+
+
+def read_back(args: argparse.Namespace) -> int:
+    from argus.skills.lineage import bundle
+
+    try:
+        written = bundle.read_back(Path(args.read), Path(args.output) if args.output else None)
+    except UNREADABLE as problem:
+        print(f"argus lineage: --read {args.read}: not a lineage bundle folder with results: {reason(problem)}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    print(f"wrote {written}")
+    return 0
+
+
+def write_bundles(args: argparse.Namespace, expert: Path, kernel: str) -> int:
+    from argus.skills.lineage import bundle
+
+    record = Path(args.record) if args.record else LINEAGES / f"{expert.stem}.{kernel}.cpu.json"
+    out = Path(args.output) if args.output else Path("build/lineage") / f"{expert.stem}.{kernel}"
+    try:
+        script = bundle.write(record, out)
+    except UNREADABLE as problem:
+        print(f"argus lineage: cannot bundle the record {record}: {reason(problem)}", file=sys.stderr)
+        return 2
+    print(f"wrote {script}; on the GPU machine: bash {script}; then here: argus lineage --read {out}")
+    return 0
+
+
+def first_kernel(text: str) -> str | None:
     from argus.skills.document import Document
 
-    kernels = Document.parse(expert.read_text(encoding="utf-8")).kernels()
+    kernels = Document.parse(text).kernels()
     return kernels[0].name if kernels else None
 
 
@@ -73,6 +99,10 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     from argus.skills.lineage.walker import walk as walk_lineage
 
     gpu = args.device == "cuda"
+    suffix = ".json" if gpu else ".cpu.json"
+    out = Path(args.output) if args.output else LINEAGES / f"{expert.stem}.{kernel}{suffix}"
+    if not can_write("lineage", out):  # asked before a walk of many gate runs, not after it
+        return 2
     gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout)
     record = walk_lineage(
         expert,
@@ -86,10 +116,8 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     )
     if gpu and record.baseline is not None:
         record.device = record.baseline.device
-    suffix = ".json" if gpu else ".cpu.json"
-    out = Path(args.output) if args.output else LINEAGES / f"{expert.stem}.{kernel}{suffix}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(record.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    if not write_output("lineage", out, record.model_dump_json(indent=1) + "\n"):
+        return 1
     steps = sum(s.accepted is not None for s in record.steps)
     tried = sum(len(s.candidates) for s in record.steps)
     print(f"{record.id}: {steps} steps accepted, {tried} candidates tried, {record.seconds} s; wrote {out}")

@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from argus.cli import read_source
+from argus.cli import can_write, read_source, reason
 
 
 def add_parser(subparsers) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = Path(args.file)
     source = read_source("refine", path)
-    if source is None:
+    if source is None or not outputs_writable(args):
         return 2
     kernel, problem = pick_kernel(source, args.kernel)
     if kernel is None:
@@ -84,6 +84,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"argus refine: {said}", file=sys.stderr)
             return 1
     return finish(args, path, source, result)
+
+
+def outputs_writable(args: argparse.Namespace) -> bool:
+    """-o and --log are asked for before the first gate run, not found unwritable after the last one."""
+    if args.output and not can_write("refine", args.output):
+        return False
+    if args.log:
+        if not can_write("refine", args.log):
+            return False
+        try:
+            Path(args.log).open("a", encoding="utf-8").close()  # the trajectory is appended to it anyway
+        except OSError as problem:
+            print(f"argus refine: cannot write {args.log}: {reason(problem)}", file=sys.stderr)
+            return False
+    return True
 
 
 def pick_kernel(source: str, name: str | None) -> tuple[str | None, str]:

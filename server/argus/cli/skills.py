@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+from argus.cli import read_source
 
 
 def add_parser(subparsers) -> None:
@@ -27,21 +31,21 @@ def add_parser(subparsers) -> None:
     found = commands.add_parser("match", help="skills at FILE:LINE[:COL]")
     found.add_argument("place", metavar="FILE:LINE[:COL]")
     found.add_argument("--json", action="store_true")
-    found.set_defaults(run=run_match)
+    found.set_defaults(run=usage_errors(run_match))
     apply = commands.add_parser("apply", help="apply skill ID at FILE:LINE")
     apply.add_argument("id", metavar="ID")
     apply.add_argument("place", metavar="FILE:LINE")
     apply.add_argument("--diff", action="store_true", help="print the change as a unified diff; do not write")
     apply.add_argument("--since", metavar="HASH", help="the file hash `match --json` reported; re-matched if changed")
-    apply.set_defaults(run=run_apply)
+    apply.set_defaults(run=usage_errors(run_apply))
     listed = commands.add_parser("list", help="every skill card")
     listed.add_argument("--json", action="store_true")
-    listed.set_defaults(run=run_list)
+    listed.set_defaults(run=usage_errors(run_list))
     show = commands.add_parser("show", help="one skill card")
     show.add_argument("id", metavar="ID")
-    show.set_defaults(run=run_show)
+    show.set_defaults(run=usage_errors(run_show))
     extract = commands.add_parser("extract", help="rebuild the cards from the lineage records")
-    extract.set_defaults(run=run_extract)
+    extract.set_defaults(run=usage_errors(run_extract))
     parser.set_defaults(run=lambda args: (parser.print_help(sys.stderr), 2)[1])
 
 
@@ -49,6 +53,53 @@ def library(args: argparse.Namespace) -> Path:
     from argus.skills.library import LIBRARY
 
     return args.library or LIBRARY
+
+
+class UsageError(Exception):
+    """A wrong argument: said in one line, exit status 2."""
+
+
+def cards(args: argparse.Namespace) -> list:
+    """The library's cards; a --library that is no folder of cards is a usage error, not an empty library."""
+    from argus.skills.library import load_cards
+
+    folder = library(args)
+    if not folder.is_dir():
+        raise UsageError(f"--library {folder}: no such folder")
+    try:
+        found = load_cards(folder)
+    except unloadable() as problem:
+        raise UsageError(f"--library {folder}: a card there does not load: {problem}") from problem
+    if not found:
+        raise UsageError(f"--library {folder}: no skill cards (*.yaml) there")
+    return found
+
+
+def card(args: argparse.Namespace):
+    found = next((c for c in cards(args) if c.id == args.id), None)
+    if found is None:
+        raise UsageError(f"no skill {args.id!r} (argus skills list)")
+    return found
+
+
+def unloadable() -> tuple[type[Exception], ...]:
+    """What a card or record file that is not one raises: unreadable, bad YAML or JSON, or it does not validate
+    (pydantic's ValidationError is a ValueError). yaml is imported here: every command imports this module."""
+    import yaml
+
+    return (OSError, ValueError, yaml.YAMLError)
+
+
+def usage_errors(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    @functools.wraps(run)
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except UsageError as problem:
+            print(f"argus skills: {problem}", file=sys.stderr)
+            return 2
+
+    return guarded
 
 
 def place(text: str) -> tuple[Path, int, int | None]:
@@ -65,23 +116,29 @@ def place(text: str) -> tuple[Path, int, int | None]:
 def read_place(arg: str) -> tuple[Path, int, str] | None:
     try:
         path, line, _ = place(arg)
-        return path, line, path.read_text(encoding="utf-8")
-    except (ValueError, OSError) as problem:
+    except ValueError as problem:
         print(f"argus skills: {problem}", file=sys.stderr)
         return None
+    text = read_source("skills", path)
+    if text is None:
+        return None
+    lines = len(text.splitlines())
+    if not 0 <= line < max(lines, 1):
+        print(f"argus skills: {path} has {lines} lines; line {line + 1} is not one of them", file=sys.stderr)
+        return None
+    return path, line, text
 
 
 def run_match(args: argparse.Namespace) -> int:
-    from argus.skills.apply import digest
-    from argus.skills.document import Document
-    from argus.skills.library import load_cards
-    from argus.skills.matcher import match
-
-    read = read_place(args.place)
+    read = read_place(args.place)  # before the imports: a wrong path is said at once
     if read is None:
         return 2
+    from argus.skills.apply import digest
+    from argus.skills.document import Document
+    from argus.skills.matcher import match
+
     path, line, text = read
-    found = match(Document.parse(text), line, load_cards(library(args)))
+    found = match(Document.parse(text), line, cards(args))
     if args.json:
         print(
             json.dumps(
@@ -101,22 +158,18 @@ def run_match(args: argparse.Namespace) -> int:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from argus.skills.apply import plan, write_atomically
-    from argus.skills.library import card_by_id
-
-    card = card_by_id(args.id, library(args))
-    if card is None:
-        print(f"argus skills: no skill {args.id!r} (argus skills list)", file=sys.stderr)
-        return 2
-    read = read_place(args.place)
+    read = read_place(args.place)  # before the imports: a wrong path is said at once
     if read is None:
         return 2
+    from argus.skills.apply import plan, write_atomically
+
+    chosen = card(args)
     path, line, text = read
-    outcome = plan(text, card, line, since=args.since)
+    outcome = plan(text, chosen, line, since=args.since)
     if outcome.rematched:
         print(f"{path} changed since the match; matched again on its current text", file=sys.stderr)
     if outcome.text_after is None:
-        print(f"{path}:{line + 1}: refused: {card.id}: {outcome.refused}", file=sys.stderr)
+        print(f"{path}:{line + 1}: refused: {chosen.id}: {outcome.refused}", file=sys.stderr)
         return 1
     if args.diff:
         sys.stdout.writelines(
@@ -124,34 +177,28 @@ def run_apply(args: argparse.Namespace) -> int:
         )
         return 0
     write_atomically(path, outcome.text_after)
-    print(f"{path}:{line + 1}: applied {card.id}: {outcome.title}")
+    print(f"{path}:{line + 1}: applied {chosen.id}: {outcome.title}")
     return 0
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from argus.skills.library import load_cards
     from argus.skills.matcher import expected_effect
 
-    cards = load_cards(library(args))
+    found = cards(args)
     if args.json:
-        print(json.dumps([c.model_dump(mode="json") for c in cards], indent=1))
+        print(json.dumps([c.model_dump(mode="json") for c in found], indent=1))
         return 0
-    for card in cards:
-        counts = f"{len(card.evidence)} evidence, {len(card.risks)} risks"
-        print(f"{card.id:36} {card.title:40} {expected_effect(card)}  ({counts})")
+    for each in found:
+        counts = f"{len(each.evidence)} evidence, {len(each.risks)} risks"
+        print(f"{each.id:36} {each.title:40} {expected_effect(each)}  ({counts})")
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
     import yaml
 
-    from argus.skills.library import card_by_id
-
-    card = card_by_id(args.id, library(args))
-    if card is None:
-        print(f"argus skills: no skill {args.id!r} (argus skills list)", file=sys.stderr)
-        return 2
-    print(yaml.safe_dump(card.model_dump(mode="json"), sort_keys=False, allow_unicode=True, width=110), end="")
+    data = card(args).model_dump(mode="json")
+    print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110), end="")
     return 0
 
 
@@ -159,8 +206,16 @@ def run_extract(args: argparse.Namespace) -> int:
     from argus.skills.extract import extract
     from argus.skills.library import LINEAGES, load_lineages, save_cards
 
-    lineages = load_lineages(args.lineages or LINEAGES)
-    cards = extract(lineages)
-    save_cards(cards, library(args))
-    print(f"{len(cards)} cards from {len(lineages)} lineages in {library(args)}")
+    folder = args.lineages or LINEAGES
+    if not folder.is_dir():
+        raise UsageError(f"--lineages {folder}: no such folder")
+    try:
+        lineages = load_lineages(folder)
+    except unloadable() as problem:
+        raise UsageError(f"--lineages {folder}: a record there does not load: {problem}") from problem
+    if not lineages:  # extracting nothing would delete every card of the library
+        raise UsageError(f"--lineages {folder}: no lineage records (*.json) there")
+    made = extract(lineages)
+    save_cards(made, library(args))
+    print(f"{len(made)} cards from {len(lineages)} lineages in {library(args)}")
     return 0
