@@ -128,6 +128,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
         report.stats = VerifyStats(1, 0, 0, 1, (time.perf_counter() - started) * 1000)
         return report
     report.layouts = layouts
+    programs = program_lines(kernel)
     for obligation in obligations:
         report.stats.obligations += 1
         try:
@@ -135,7 +136,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
             made = (
                 None
                 if verdict.status in ("proved", "suppressed")
-                else diagnostic(obligation, verdict, hint_for(prover, obligation, verdict), variant)
+                else diagnostic(obligation, verdict, hint_for(prover, obligation, verdict), variant, programs)
             )
         except Exception as error:  # one obligation's failure is its own unknown verdict, not the kernel's
             verdict = Verdict("unknown", f"internal verifier error: {error!r}")
