@@ -121,14 +121,38 @@ function argusLog() {
   return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
 
-async function waitForLog(text, count) {
+// Waits until the Argus log has `text` `count` more times than it had in `before` (the log when the scenario began).
+async function waitForLog(text, count, before) {
   const deadline = Date.now() + WAIT;
+  const earlier = before.split(text).length - 1;
   for (;;) {
-    const seen = argusLog().split(text).length - 1;
+    const seen = argusLog().split(text).length - 1 - earlier;
     if (seen >= count) return seen;
-    if (Date.now() > deadline) throw new Check(`the Argus log has "${text}" ${seen} time(s), expected ${count}`);
+    if (Date.now() > deadline) throw new Check(`the Argus log has "${text}" ${seen} more time(s), expected ${count}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+// The `argus serve` processes running for this workspace: the extension starts the server in the workspace
+// folder, so /proc/PID/cwd tells them from servers of other sessions on the machine.
+function serverProcesses() {
+  const found = [];
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (/\bargus\b.*\bserve\b/.test(cmd) && fs.realpathSync(`/proc/${pid}/cwd`) === fs.realpathSync(workspace)) {
+        found.push(Number(pid));
+      }
+    } catch (e) {
+      // the process ended meanwhile, or is not ours to read
+    }
+  }
+  return found;
+}
+
+// The text of every notification toast on screen.
+async function toasts(page) {
+  return (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
 }
 
 function lineOf(text, needle) {
@@ -182,8 +206,20 @@ async function waitForGate(page, s, gate, when) {
 async function scenario(page, s) {
   const file = path.join(workspace, s.file);
   const original = fs.readFileSync(file, 'utf8');
+  const logBefore = argusLog();
   await openFile(page, s.file);
   log(`${s.name}: opened ${s.file}`);
+
+  if (s.startGate) {
+    // a gate run still going when the scenario's command comes (Argus: Restart Language Server)
+    await goTo(page, lineOf(original, s.startGate.at), 1);
+    await runCommand(page, 'Argus: Run Gate');
+    const running = page.locator('.statusbar-item:has(.codicon-sync)', { hasText: s.startGate.running }).first();
+    await running.waitFor({ timeout: WAIT });
+    const lens = page.locator('.editor-instance .monaco-editor .codelens-decoration', { hasText: 'gate running' }).first();
+    await lens.waitFor({ timeout: WAIT });
+    log(`${s.name}: gate running: ${(await running.innerText()).trim()}; code lens: ${(await lens.innerText()).trim()}`);
+  }
 
   if (s.command) {
     if (s.commandAt) {
@@ -201,8 +237,14 @@ async function scenario(page, s) {
     log(`${s.name}: settings now ${JSON.stringify(settings)}`);
   }
   for (const expected of s.expectLog || []) {
-    const count = await waitForLog(expected.text, expected.count || 1);
-    log(`${s.name}: the Argus log has "${expected.text}" ${count} time(s)`);
+    const count = await waitForLog(expected.text, expected.count || 1, logBefore);
+    log(`${s.name}: the Argus log has "${expected.text}" ${count} more time(s)`);
+  }
+  if (s.serverProcesses !== undefined) {
+    // counted as soon as the new server runs: a restart waits for the old server to exit (or kills it)
+    const pids = serverProcesses();
+    log(`${s.name}: argus serve processes of this workspace: ${pids.join(', ') || 'none'}`);
+    expect(pids.length === s.serverProcesses, `${pids.length} argus serve processes run for the workspace, expected ${s.serverProcesses}`);
   }
   if (s.notification) {
     // "text", or {text, includes: [...], timeoutMs} for a message that comes at the end of a long command
@@ -227,6 +269,19 @@ async function scenario(page, s) {
     const item = page.locator(`.statusbar-item:has(.codicon-${s.status.icon})`, { hasText: s.status.text });
     await item.first().waitFor({ timeout: WAIT });
     log(`${s.name}: status bar: $(${s.status.icon}) ${(await item.first().innerText()).trim()}`);
+    if (s.status.lacks) {
+      // the status bar is about the active editor's document: another file's gate result is not in it
+      const items = (await page.locator('.statusbar-item').allInnerTexts()).map((t) => t.trim());
+      expect(!items.some((t) => t.includes(s.status.lacks)), `the status bar shows "${s.status.lacks}": ${items.join(' | ')}`);
+    }
+  }
+  for (const needle of s.noNotification || []) {
+    // asked after the status bar said how the request ended, so a message about it would be on screen by now
+    const shown = (await toasts(page)).filter((t) => t.toLowerCase().includes(needle.toLowerCase()));
+    expect(shown.length === 0, `a notification says "${needle}": ${shown.join(' | ')}`);
+  }
+  if (s.noNotification) {
+    log(`${s.name}: no notification says any of ${JSON.stringify(s.noNotification)}`);
   }
   if (s.notification || s.status) {
     await shot(page, `${s.name}-1-message`);
