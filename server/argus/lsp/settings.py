@@ -5,7 +5,8 @@ On the wire the keys are camelCase under the section `argus`:
     {"debounceMs": 150,
      "verify": {"enabled": true, "timeoutMs": 1000},
      "gate": {"device": "auto", "onSave": false, "timeoutS": 300},
-     "refine": {"planner": "search", "budget": 8, "device": "", "model": "", "host": ""}}
+     "refine": {"planner": "search", "budget": 8, "device": "", "model": "", "host": ""},
+     "inlayHints": {"enable": true}}
 
 A missing or malformed value keeps its default (and is logged), so a typo in a user's settings never stops
 the server.
@@ -37,6 +38,7 @@ class Settings:
     refine_device: str = ""  # where refine's gate runs; empty: gate.device
     refine_model: str = ""  # llm: the ollama model; empty: the planner's default
     refine_host: str = ""  # llm: the ollama server; empty: $OLLAMA_HOST, else localhost:11434
+    inlay_hints_enable: bool = True  # tile shapes and layouts written into the text (argus.lsp.inlay_hints)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -50,6 +52,7 @@ class Settings:
                 "model": self.refine_model,
                 "host": self.refine_host,
             },
+            "inlayHints": {"enable": self.inlay_hints_enable},
         }
 
 
@@ -75,6 +78,7 @@ _WIRE: dict[tuple[str, ...], tuple[str, Any]] = {
     ("refine", "device"): ("refine_device", lambda v: v == "" or v in GATE_DEVICES),
     ("refine", "model"): ("refine_model", lambda v: isinstance(v, str)),
     ("refine", "host"): ("refine_host", lambda v: isinstance(v, str)),
+    ("inlayHints", "enable"): ("inlay_hints_enable", lambda v: isinstance(v, bool)),
 }
 assert {f for f, _ in _WIRE.values()} == {f.name for f in fields(Settings)}
 
