@@ -177,6 +177,24 @@ class QueueClock:
         return self.limit_s - (now - self.started - queued)
 
 
+GATE_PACKAGES = ("torch", "triton")
+NO_CUDA = "no CUDA GPU here (torch.cuda.is_available() is False): use --device cpu or auto"
+
+
+def missing_packages() -> list[str]:
+    """The gate's packages this Python cannot import, found without importing them."""
+    return [name for name in GATE_PACKAGES if importlib.util.find_spec(name) is None]
+
+
+def missing_packages_message(missing: list[str]) -> str:
+    verb = "is" if len(missing) == 1 else "are"
+    return (
+        f"{' and '.join(missing)} {verb} not installed for {sys.executable}, and the gate needs torch and triton: "
+        f"{sys.executable} -m pip install torch triton (on a GPU machine, a CUDA build of torch first, from the "
+        "index that matches the driver: https://pytorch.org/get-started/locally/)"
+    )
+
+
 def progress(message: str) -> None:
     """One line on stderr: the parent shows it (the editor as progress, the CLI as is)."""
     print(f"[gate] {message}", file=sys.stderr, flush=True)

@@ -8,6 +8,9 @@ Needs only the standard library, torch and triton. Every stage of every kernel r
 runs out of memory ends its own gate run with an AR504, AR505 or AR506 error and the next kernel still runs.
 On the CPU the correct stage's child gets TRITON_INTERPRET=1; the compile stage's never does, since the flag
 replaces triton.jit. The result file is what `argus gate --read FILE` validates (argus.gate.result.GateRun).
+
+Exit status: 0 when every kernel passed every stage it ran, 1 when one did not (the result file says why; so
+does stderr when torch or triton is missing, or there is no GPU for --device cuda), 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -28,7 +31,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gate_common import LOCK_TAKEN, LOCK_WAITING, Bundle, QueueClock, argus_line, error, progress  # noqa: E402
+from gate_common import (  # noqa: E402
+    LOCK_TAKEN,
+    LOCK_WAITING,
+    NO_CUDA,
+    Bundle,
+    QueueClock,
+    argus_line,
+    error,
+    missing_packages,
+    missing_packages_message,
+    progress,
+)
 
 RESULT_FORMAT = "argus-gate/1"
 STAGES = ("compile", "correct", "profile")
@@ -255,7 +269,14 @@ class Runner:
         return record, status, output
 
     def resolve_device(self) -> None:
-        """`auto`: a GPU if torch sees one. `cuda` without one: no stage can run (said, not crashed)."""
+        """`auto`: a GPU if torch sees one. `cuda` without one, or torch or triton missing: no stage can run
+        (said, not crashed)."""
+        missing = missing_packages()
+        if missing:
+            self.device = "cpu" if self.device == "auto" else self.device
+            self.unavailable = missing_packages_message(missing)
+            progress(self.unavailable)
+            return
         if self.device == "cpu":
             return
         asked = self.device
@@ -263,7 +284,7 @@ class Runner:
         record, _, _ = self.spawn("probe", None, 120)
         found = record["device"] if record else "cpu"
         if asked == "cuda" and found != "cuda":
-            self.unavailable = "no CUDA GPU here (torch.cuda.is_available() is False): use --device cpu or auto"
+            self.unavailable = NO_CUDA
         self.device = found if asked == "auto" else asked
 
     def measure_ceilings(self, reuse: str | None) -> None:
@@ -414,7 +435,12 @@ def run_all(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else HERE / "result.json"
     out.write_text(json.dumps({"format": RESULT_FORMAT, "results": results}, indent=2), encoding="utf-8")
     progress(f"wrote {out}")
-    return 0
+    return 0 if all(passed(result) for result in results) else 1  # a script running the bundle can tell
+
+
+def passed(result: dict) -> bool:
+    """Every stage passed or was skipped (not asked for, or profile without a GPU), and no error was recorded."""
+    return all(result[s]["status"] in ("passed", "skipped") for s in STAGES) and not result["errors"]
 
 
 def run_kernels(runner: Runner, kernels: list[str]) -> list[dict]:
@@ -425,7 +451,7 @@ def run_kernels(runner: Runner, kernels: list[str]) -> list[dict]:
     results = []
     for kernel in kernels:
         results.append(runner.gate(kernel))
-        ok = all(results[-1][s]["status"] in ("passed", "skipped") for s in STAGES) and not results[-1]["errors"]
+        ok = passed(results[-1])
         progress(f"{kernel}: {'passed' if ok else 'did not pass'} ({results[-1]['seconds']:.1f} s)")
     return results
 
