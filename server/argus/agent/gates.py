@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argus.gate.api import STAGES, run_gate
+from argus.gate.process import Progress
 from argus.gate.result import Ceilings, GateResult, ProfileFacts, Status, Timing
 from argus.skills.apply import digest
 
@@ -21,21 +22,36 @@ Gate = Callable[[str, str], GateResult]
 
 
 def local_gate(
-    device: str = "auto", timeout_s: float = 120.0, stages: Sequence[str] = STAGES, **runner_options
+    device: str = "auto",
+    timeout_s: float = 120.0,
+    stages: Sequence[str] = STAGES,
+    on_progress: Progress = None,
+    **runner_options,
 ) -> Gate:
-    """The real gate on this machine; `runner_options` go to run.py (trials, seed, ceilings_file, ...)."""
+    """The real gate on this machine; `on_progress` gets the runner's progress lines as they come, and
+    `runner_options` go to run.py (trials, seed, ceilings_file, ...)."""
 
     def gate(source: str, kernel: str) -> GateResult:
-        return run_gate(source, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s, **runner_options)
+        return run_gate(
+            source, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress,
+            **runner_options,
+        )  # fmt: skip
 
     return gate
 
 
-def refine_gate(device: str, timeout_s: float, ceilings_file: str | Path, gpu_lock: str | None = None) -> Gate:
+def refine_gate(
+    device: str,
+    timeout_s: float,
+    ceilings_file: str | Path,
+    gpu_lock: str | None = None,
+    on_progress: Progress = None,
+) -> Gate:
     """The gate a refinement runs every candidate through. The loop compares the kernel's own times, so the
     reference is timed eager only (torch.compile would be compiled and timed again at every run), and the GPU's
     ceilings are measured at the first profile and read from `ceilings_file` after that."""
-    return local_gate(device, timeout_s, ceilings_file=str(ceilings_file), references="eager", gpu_lock=gpu_lock)
+    options = dict(ceilings_file=str(ceilings_file), references="eager", gpu_lock=gpu_lock)
+    return local_gate(device, timeout_s, on_progress=on_progress, **options)
 
 
 def source_key(source: str, kernel: str) -> str:

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from argus.cli import can_write, read_source, reason
+from argus.cli.progress import GateProgress, with_progress
 
 
 def add_parser(subparsers) -> None:
@@ -63,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     if kernel is None:
         print(f"argus refine: {path}: {problem}", file=sys.stderr)
         return 2
+    refused = cannot_start(args, source, kernel)
+    if refused:
+        print(refused, file=sys.stderr)
+        return 1
     from argus.agent.memory import Memory
     from argus.agent.planners import make_planner
 
@@ -76,14 +81,38 @@ def run(args: argparse.Namespace) -> int:
         try:
             ceilings = Path(args.ceilings_file) if args.ceilings_file else Path(scratch) / "ceilings.json"
             result = refine_file(args, source, kernel, planner, memory, ceilings)
-        except KeyboardInterrupt:
-            print("argus refine: interrupted", file=sys.stderr)
-            return 1
         except Exception as problem:  # a planner that stopped working mid-run (an LLM server gone or too slow)
             said = str(problem) if planner_unavailable(args, problem) else f"{type(problem).__name__}: {problem}"
             print(f"argus refine: {said}", file=sys.stderr)
             return 1
     return finish(args, path, source, result)
+
+
+def cannot_start(args: argparse.Namespace, source: str, kernel: str) -> str:
+    """Why this run could only spend its budget for nothing, said before the first gate run ("" if it can go):
+    an error in the file, which no skill removes (a skill keeps what the kernel computes; an LLM may fix it,
+    and the loop keeps a fix), or a gate that cannot run here."""
+    if args.planner != "llm":
+        found = kernel_errors(source, kernel)
+        if found:
+            first = found[0]
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            return (
+                f"{args.file}:{first['line']}: error[{first['code']}]: {first['message']}\n"
+                f"argus refine: fix {first['code']} at line {first['line']} first{more}: a skill keeps what the "
+                "kernel computes, so none removes an error (--planner llm may try to fix it)"
+            )
+    from argus.gate.process import gate_unavailable
+
+    unavailable = gate_unavailable(args.device)
+    return f"argus refine: {unavailable}" if unavailable else ""
+
+
+def kernel_errors(source: str, kernel: str) -> list[dict]:
+    """The file's check and verify errors, in source order (the gate refuses a file with check errors)."""
+    from argus.agent.states import errors, examine
+
+    return errors(examine(source, kernel))
 
 
 def outputs_writable(args: argparse.Namespace) -> bool:
@@ -125,12 +154,14 @@ def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path)
     from argus.agent.gates import refine_gate
     from argus.agent.loop import refine
 
-    gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock)
+    progress = GateProgress("[refine]")
+    gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock, on_progress=progress.line)
+    gate = with_progress(gate, progress, lambda n: f"gate run {n} of {args.budget}" if n else "the start")
     print(f"[refine] {args.file}: {kernel}, planner {planner.name}, budget {args.budget} gate runs", file=sys.stderr)
     print("[refine] gating the start", file=sys.stderr, flush=True)
 
     def show(step) -> None:
-        print(f"[refine] {step_line(step, args.budget)}", file=sys.stderr, flush=True)
+        progress.say(f"[refine] {step_line(step, args.budget)}")
 
     return refine(
         source, kernel, planner, budget=args.budget, gate=gate, path=args.file, memory=memory, log=args.log,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from argus.gate.runner.gate_common import QueueClock
+from argus.gate.runner.gate_common import NO_CUDA, QueueClock, missing_packages, missing_packages_message
 
 KILL_GRACE_S = 3.0
 Progress = Callable[[str], None] | None
@@ -142,3 +142,30 @@ async def stop_async(process: asyncio.subprocess.Process) -> None:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), timeout=10)
     _kill_group(process.pid, signal.SIGKILL)
+
+
+CUDA_PROBE = "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)"
+
+
+def gate_unavailable(device: str, timeout_s: float = 120.0) -> str:
+    """Why no gate run can pass on `device` here, in the runner's words; "" when one can. torch and triton are
+    looked for without importing them; for `cuda`, a child process asks torch for a GPU (the parent never
+    imports torch). For a caller that would otherwise spend many gate runs finding out, one each."""
+    missing = missing_packages()
+    if missing:
+        return missing_packages_message(missing)
+    if device != "cuda":
+        return ""
+    try:
+        probe = subprocess.run(
+            [sys.executable, "-c", CUDA_PROBE], env=child_environment(), stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=timeout_s,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return f"torch did not say within {timeout_s:.0f} s whether there is a CUDA GPU here"
+    if probe.returncode == 0:
+        return ""
+    if probe.returncode == 3:
+        return NO_CUDA
+    last = next((line for line in reversed(probe.stderr.splitlines()) if line.strip()), "")
+    return f"torch cannot start here (exit status {probe.returncode}): {last.strip()[:300]}"
