@@ -29,9 +29,14 @@ class Positions:
         self.codec = codec
 
     def position(self, line: int, col: int) -> types.Position:
+        """The client position of an Argus (line, code-point column), clamped into the document: a range
+        outside it is one the client may refuse or show on the wrong line."""
+        if not self.lines:
+            return types.Position(line=0, character=0)
         if line >= len(self.lines):
-            return types.Position(line=max(len(self.lines), 0), character=0)
-        text = self.lines[line].rstrip("\r\n")
+            line, col = len(self.lines) - 1, len(self.lines[-1])
+        line = max(line, 0)
+        text = self.lines[line]
         return types.Position(line=line, character=self.codec.client_num_units(text[: max(col, 0)]))
 
     def range(self, span: Span) -> types.Range:
@@ -48,7 +53,7 @@ class Positions:
         if not self.lines:
             return 0, 0
         line = min(max(position.line, 0), len(self.lines) - 1)
-        text = self.lines[line].rstrip("\r\n")
+        text = self.lines[line]
         units = 0
         for col, char in enumerate(text):
             if units >= position.character:

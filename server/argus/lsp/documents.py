@@ -1,13 +1,19 @@
-"""The server's view of each open document: its latest text, the analysis of the latest checked version, and
-the diagnostics of each source, every one tagged with the version it was computed for."""
+"""The server's view of each open document: its latest text, the texts of its recent versions, the analysis of
+the latest checked version, and the diagnostics of each source, every one tagged with the version it was
+computed for."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from argus.lsp.text_sync import apply_changes
 
 if TYPE_CHECKING:
     from argus.dsl.check import CheckResult
@@ -33,11 +39,45 @@ class SourceResult:
     raw: list[Any] = field(default_factory=list)  # the Argus diagnostics they came from, in the same order
 
 
+class VersionHistory:
+    """The texts of a document's recent versions, newest last, so that an edit, a diagnostic or a light-bulb
+    target computed for an older version can be moved onto the current text by content (argus.skills.text
+    rebase_edits) instead of applied by position. Bounded by count and by characters: the newest version is
+    always kept, older ones go first."""
+
+    def __init__(self, max_versions: int = 64, max_chars: int = 4_000_000) -> None:
+        self.max_versions = max_versions
+        self.max_chars = max_chars
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._chars = 0
+
+    def add(self, version: int, text: str) -> None:
+        previous = self._texts.pop(version, None)
+        if previous is not None:
+            self._chars -= len(previous)
+        self._texts[version] = text
+        self._chars += len(text)
+        while len(self._texts) > 1 and (len(self._texts) > self.max_versions or self._chars > self.max_chars):
+            _, dropped = self._texts.popitem(last=False)
+            self._chars -= len(dropped)
+
+    def get(self, version: int) -> str | None:
+        return self._texts.get(version)
+
+    def versions(self) -> list[int]:
+        return list(self._texts)
+
+    @property
+    def chars(self) -> int:
+        return self._chars
+
+
 @dataclass(slots=True)
 class DocumentState:
     uri: str
     version: int
     text: str
+    history: VersionHistory = field(default_factory=VersionHistory)
     snapshot: Snapshot | None = None
     results: dict[str, SourceResult] = field(default_factory=dict)  # stage -> result
     layouts: tuple[int, list[Any]] = (-1, [])  # (version, verifier ValueLayouts)
@@ -48,6 +88,19 @@ class DocumentState:
     verify_task: asyncio.Task | None = None
     closed: bool = False
     verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
+
+    def __post_init__(self) -> None:
+        self.history.add(self.version, self.text)
+
+    def edit(self, version: int, changes: Sequence[types.TextDocumentContentChangeEvent], codec: PositionCodec) -> None:
+        """Apply a `didChange`: its changes in order, then its version."""
+        self.text = apply_changes(self.text, changes, codec)
+        self.version = version
+        self.history.add(version, self.text)
+
+    def text_of(self, version: int) -> str | None:
+        """The text of `version`, while the history still holds it."""
+        return self.history.get(version)
 
     def current_snapshot(self) -> Snapshot | None:
         """The snapshot if it is of the latest version, else None."""

@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from argus import __version__
+from argus.dsl.lines import split_lines
 from argus.lsp import settings as config
 from argus.lsp.convert import Positions
 from argus.lsp.diagnostics import DiagnosticsScheduler
@@ -30,6 +31,26 @@ class ArgusProtocol(LanguageServerProtocol):
     def _handle_cancel_notification(self, msg_id):
         super()._handle_cancel_notification(msg_id)
         self._server.cancel_work_of_request(msg_id)
+
+    # The server keeps its own copy of each document (argus.lsp.documents, edited by argus.lsp.text_sync).
+    # pygls' built-ins would keep a second one, split into lines with str.splitlines, and on the way they
+    # rewrite a change's range in place (a character past pygls' idea of the line's end becomes one before
+    # it), so the handler would see positions the client never sent. These hand the message on untouched.
+    def _user_handler(self, method, params):
+        if (user_handler := self.fm.features.get(method)) is not None:
+            yield user_handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params):
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params):
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params):
+        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
 
 
 class ArgusServer(LanguageServer):
@@ -54,7 +75,7 @@ class ArgusServer(LanguageServer):
 
     # ---- helpers the features share ----------------------------------------------------------------
     def positions(self, text: str) -> Positions:
-        return Positions(text.splitlines(), self.workspace.position_codec)
+        return Positions(split_lines(text), self.workspace.position_codec)
 
     def settings_for(self, uri: str) -> config.Settings:
         folder = max((f for f in self.folder_settings if uri.startswith(f)), key=len, default=None)
@@ -128,9 +149,8 @@ def register_lifecycle(server: ArgusServer) -> None:
         if state is None:
             logger.warning("didChange for a document that is not open: %s", uri)
             return
-        # pygls has applied the (incremental) changes to its copy already
-        state.text = server.workspace.get_text_document(uri).source
-        state.version = params.text_document.version
+        # our own copy, not pygls' (argus.lsp.text_sync says why)
+        state.edit(params.text_document.version, params.content_changes, server.workspace.position_codec)
         server.diagnostics.changed(state)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
@@ -182,10 +202,33 @@ async def fetch_configuration(server: ArgusServer) -> None:
 
 
 def create_server() -> ArgusServer:
-    from argus.lsp import code_actions, completion, gate, hover, navigation, refine, semantic_tokens, skill_commands
+    from argus.lsp import (
+        code_actions,
+        completion,
+        document_text,
+        gate,
+        hover,
+        inlay_hints,
+        navigation,
+        refine,
+        semantic_tokens,
+        skill_commands,
+    )
 
     server = ArgusServer()
     register_lifecycle(server)
-    for feature in (hover, completion, navigation, semantic_tokens, code_actions, gate, skill_commands, refine):
+    features = (
+        hover,
+        completion,
+        navigation,
+        semantic_tokens,
+        code_actions,
+        gate,
+        skill_commands,
+        refine,
+        document_text,
+        inlay_hints,
+    )
+    for feature in features:
         feature.register(server)
     return server
