@@ -100,3 +100,19 @@ def test_refine_refuses_a_log_it_cannot_write_before_any_gate_run(tmp_path):
     done = argus("refine", str(kernel), "--device", "cpu", "--log", str(tmp_path))
     no_traceback(done)
     assert done.returncode == 2 and "cannot write" in done.stderr and "[refine] gating" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gate", "{kernel}", "--trials", "0"],
+        ["gate", "{kernel}", "--timeout", "-1"],
+        ["refine", "{kernel}", "--timeout", "0"],
+        ["lineage", "{kernel}", "--timeout", "nan"],
+    ],
+    ids=lambda argv: " ".join(argv[::2]),
+)
+def test_a_count_or_time_limit_that_is_not_positive_is_a_usage_error(tmp_path, argv):
+    kernel = copy_example(tmp_path)
+    done = argus(*[a.replace("{kernel}", str(kernel)) for a in argv])
+    assert done.returncode == 2 and "a positive" in done.stderr and f"not {argv[-1]!r}" in done.stderr

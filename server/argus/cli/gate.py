@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import read_source, reason
+from argus.cli import positive_float, positive_int, read_source, reason
 
 STAGES = ("compile", "correct", "profile")
 
@@ -29,8 +29,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--stage", action="append", choices=STAGES, help="run only this stage (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON (a GateRun: docs/gate.md)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel (default 120)")
-    parser.add_argument("--trials", type=int, default=3, help="correctness trials, each with a fresh seed")
+    parser.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per kernel (default 120)")
+    parser.add_argument("--trials", type=positive_int, default=3, help="correctness trials, each with a fresh seed")
     parser.add_argument("--seed", type=int, help="the first trial's seed (default: random, reported)")
     parser.add_argument("--bundle", metavar="DIR", help="write a self-contained bundle to DIR instead of running")
     parser.add_argument("--read", metavar="JSON", help="validate and print a result file that run.py wrote")

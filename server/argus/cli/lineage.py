@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import can_write, read_source, reason, write_output
+from argus.cli import can_write, positive_float, positive_int, read_source, reason, write_output
 
 LINEAGES = Path("skills/lineages")
 
@@ -31,8 +31,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="record file (bundle: the folder to write)")
     parser.add_argument("--record", metavar="FILE", help="bundle: the CPU record whose candidates to bundle")
     parser.add_argument("--read", metavar="FOLDER", help="read a bundle folder's GPU results back into its record")
-    parser.add_argument("--max-steps", type=int, default=20, metavar="N")
-    parser.add_argument("--timeout", type=float, default=300, metavar="SECONDS", help="each gate run's limit")
+    parser.add_argument("--max-steps", type=positive_int, default=20, metavar="N")
+    parser.add_argument("--timeout", type=positive_float, default=300, metavar="SECONDS", help="each gate run's limit")
     parser.set_defaults(run=run)
 
 

@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from argus.cli import can_write, read_source, reason
+from argus.cli import can_write, positive_float, read_source, reason
 from argus.cli.progress import GateProgress, with_progress
 
 
@@ -43,7 +43,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--write", action="store_true", help="replace FILE with the best source")
     parser.add_argument("--no-memory", action="store_true", help="neither read nor write .argus/memory.jsonl")
     parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
-    parser.add_argument("--timeout", type=float, default=120.0, metavar="S", help="seconds per gate run")
+    parser.add_argument("--timeout", type=positive_float, default=120.0, metavar="S", help="seconds per gate run")
     parser.add_argument(
         "--ceilings-file", metavar="FILE", help="reuse the GPU ceilings in FILE, or measure and write them there"
     )
