@@ -39,11 +39,11 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=args.log_level, handlers=[handler], format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
-    from argus.lsp.server import create_server  # pygls and lsprotocol load only for this command
+    # pygls and lsprotocol load only for this command
+    from argus.lsp import lifecycle
+    from argus.lsp.server import create_server
 
     server = create_server()
     if address is None:
-        server.start_io()
-    else:
-        server.start_tcp(*address)
-    return 0
+        return lifecycle.run_stdio(server)  # it ends the process itself (argus.lsp.lifecycle says how)
+    return lifecycle.run_tcp(server, *address)

@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from argus import __version__
 from argus.dsl.lines import split_lines
@@ -16,41 +15,13 @@ from argus.lsp.convert import Positions
 from argus.lsp.diagnostics import DiagnosticsScheduler
 from argus.lsp.documents import DocumentStore
 from argus.lsp.guard import guarded
+from argus.lsp.lifecycle import Lifecycle
+from argus.lsp.protocol import ArgusProtocol, strict_converter
 from argus.skills.provider import ProviderRegistry
 
 logger = logging.getLogger(__name__)
 
 SETTINGS_COMMAND = "argus.settings"
-
-
-class ArgusProtocol(LanguageServerProtocol):
-    """pygls' protocol, plus: a `$/cancelRequest` also cancels the background work the request started (a
-    gate run awaited by `workspace/executeCommand` keeps running otherwise, since pygls only cancels the
-    future it answers through)."""
-
-    def _handle_cancel_notification(self, msg_id):
-        super()._handle_cancel_notification(msg_id)
-        self._server.cancel_work_of_request(msg_id)
-
-    # The server keeps its own copy of each document (argus.lsp.documents, edited by argus.lsp.text_sync).
-    # pygls' built-ins would keep a second one, split into lines with str.splitlines, and on the way they
-    # rewrite a change's range in place (a character past pygls' idea of the line's end becomes one before
-    # it), so the handler would see positions the client never sent. These hand the message on untouched.
-    def _user_handler(self, method, params):
-        if (user_handler := self.fm.features.get(method)) is not None:
-            yield user_handler, (params,), None
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
-    def lsp_text_document__did_open(self, params):
-        yield from self._user_handler(types.TEXT_DOCUMENT_DID_OPEN, params)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params):
-        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CHANGE, params)
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
-    def lsp_text_document__did_close(self, params):
-        yield from self._user_handler(types.TEXT_DOCUMENT_DID_CLOSE, params)
 
 
 class ArgusServer(LanguageServer):
@@ -60,7 +31,9 @@ class ArgusServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=ArgusProtocol,
+            converter_factory=strict_converter,
         )
+        self.lifecycle = Lifecycle(self)
         self.documents = DocumentStore()
         self.initial_settings = config.Settings()
         self.global_settings = config.Settings()
@@ -175,10 +148,7 @@ def register_lifecycle(server: ArgusServer) -> None:
     @server.feature(types.SHUTDOWN)
     @guarded()
     async def shutdown(params: None) -> None:
-        for state in server.documents:
-            server.documents.close(state.uri)
-        server.check_pool.shutdown(wait=False, cancel_futures=True)
-        server.verify_pool.shutdown(wait=False, cancel_futures=True)
+        server.lifecycle.shutdown()
 
 
 async def fetch_configuration(server: ArgusServer) -> None:
