@@ -16,6 +16,8 @@ from argus.lsp.client_converter import client_converter
 
 SERVER = [sys.executable, "-m", "argus", "serve"]
 CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim@v0.7.0"}
+# clientInfo as each editor sends it in initialize
+CLIENT_INFO = {"vscode": ("Visual Studio Code", "1.139.1"), "neovim": ("Neovim", "0.7.2")}
 
 
 def make_client() -> LanguageClient:
@@ -51,6 +53,7 @@ async def initialize(lsp_client: LanguageClient, kind: str) -> None:
     lsp_client.kind = kind
     params = types.InitializeParams(
         capabilities=client_capabilities(CLIENTS[kind]),
+        client_info=types.ClientInfo(*CLIENT_INFO[kind]),
         root_uri=ROOT.as_uri(),
         workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="argus")],
         initialization_options=INITIALIZATION_OPTIONS,

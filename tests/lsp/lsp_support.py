@@ -125,3 +125,35 @@ async def actions_at(client, uri, line, trigger=types.CodeActionTriggerKind.Invo
         context=types.CodeActionContext(diagnostics=list(diagnostics), trigger_kind=trigger),
     )
     return list(await client.text_document_code_action_async(params))
+
+
+def record_apply_edits(client: LanguageClient, applied: bool = True) -> list[types.ApplyWorkspaceEditParams]:
+    """Answer the server's workspace/applyEdit as an editor does; the edit lands as a didChange of version+1."""
+    requests: list[types.ApplyWorkspaceEditParams] = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        requests.append(params)
+        if not applied:
+            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
+        if params.edit.document_changes:
+            (change,) = params.edit.document_changes
+            uri, version, edits = change.text_document.uri, change.text_document.version, change.edits
+        else:
+            ((uri, edits),) = params.edit.changes.items()
+            version = client.versions[uri]
+        client.versions[uri] = version + 1
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
+                content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for e in edits],
+            )
+        )
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    return requests
+
+
+def execute(client, command: types.Command):
+    params = types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
+    return client.workspace_execute_command_async(params)

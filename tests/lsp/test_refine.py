@@ -148,6 +148,12 @@ class StubServer:
         self.state, self.answer, self.codec = state, answer, PositionCodec()
         self.edits, self.messages, self.requests = [], [], []
         self.documents = self
+        self.client_name = "Visual Studio Code"
+
+        class Untracked:  # the server's Lifecycle.track, which ends background work at shutdown
+            track = staticmethod(lambda task: task)
+
+        self.lifecycle = Untracked()
 
     def get(self, uri):
         return self.state
@@ -164,7 +170,8 @@ class StubServer:
         self.edits.append(params.edit)
         (change,) = params.edit.document_changes
         assert change.text_document.version == self.state.version
-        self.state.version += 1
+        changes = [types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for e in change.edits]
+        self.state.edit(self.state.version + 1, changes, self.codec)  # the client's didChange
         return types.ApplyWorkspaceEditResult(applied=True)
 
     def window_show_message(self, params):
@@ -173,6 +180,18 @@ class StubServer:
     async def window_show_message_request_async(self, params):
         self.requests.append(params)
         return types.MessageActionItem(title=self.answer) if self.answer else None
+
+
+class RacingStub(StubServer):
+    """A client that gets a keystroke in just before the refined kernel's edit and then skips the edit for the
+    newer buffer while answering applied, as Neovim does."""
+
+    async def workspace_apply_edit_async(self, params):
+        self.edits.append(params.edit)
+        start = types.Position(line=0, character=0)
+        keystroke = types.TextDocumentContentChangePartial(range=types.Range(start, start), text="# typed\n")
+        self.state.edit(self.state.version + 1, [keystroke], self.codec)
+        return types.ApplyWorkspaceEditResult(applied=True)
 
 
 def finished_job(version: int):
@@ -248,3 +267,17 @@ async def test_a_kept_result_for_a_document_closed_meanwhile_changes_nothing_and
     closed = "kept num_warps.row, exp2.row, but the document was closed; nothing was changed."
     assert summary["message"] == f"Refine of k: {closed}"
     assert server.edits == [] and server.requests == [] and server.messages == [summary["message"]]
+
+
+async def test_a_result_whose_edit_lost_a_race_with_a_keystroke_is_offered_again():
+    from argus.lsp.documents import DocumentState
+    from argus.lsp.refine import OFFERS, finish
+
+    state = DocumentState("file:///k.argus", 3, START)
+    server = RacingStub(state, answer=None)
+    summary = await finish(server, finished_job(3), None, done_event())
+    assert summary["outcome"] == "offer" and "skipped" in summary["message"], summary
+    await asyncio.gather(*OFFERS)
+    (request,) = server.requests  # offered again on the current text, not discarded
+    assert request.actions[0].title == "Apply to the current text"
+    assert state.text == "# typed\n" + START

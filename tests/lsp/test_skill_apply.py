@@ -9,54 +9,23 @@ import asyncio
 from lsp_support import (
     EXAMPLES,
     actions_at,
+    execute,
     needs_neovim,
     open_document,
     published,
+    record_apply_edits,
     record_gate_results,
     replace_all,
     run_neovim,
 )
 from lsprotocol import types
-from pytest_lsp import LanguageClient
 
 VECTOR_ADD = (EXAMPLES / "vector_add.argus").read_text()
 TITLE = "Skill: More warps: num_warps 4 → 8"
 
 
-def record_apply_edits(client: LanguageClient, applied: bool = True) -> list[types.ApplyWorkspaceEditParams]:
-    """Answer the server's workspace/applyEdit as an editor does; the edit lands as a didChange of version+1."""
-    requests: list[types.ApplyWorkspaceEditParams] = []
-
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
-    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
-        requests.append(params)
-        if not applied:
-            return types.ApplyWorkspaceEditResult(applied=False, failure_reason="the user said no")
-        if params.edit.document_changes:
-            (change,) = params.edit.document_changes
-            uri, version, edits = change.text_document.uri, change.text_document.version, change.edits
-        else:
-            ((uri, edits),) = params.edit.changes.items()
-            version = client.versions[uri]
-        client.versions[uri] = version + 1
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version + 1),
-                content_changes=[types.TextDocumentContentChangePartial(range=e.range, text=e.new_text) for e in edits],
-            )
-        )
-        return types.ApplyWorkspaceEditResult(applied=True)
-
-    return requests
-
-
 async def skill_action(client, uri: str, line: int, title: str) -> types.CodeAction:
     return next(a for a in await actions_at(client, uri, line) if a.title.startswith(title))
-
-
-def execute(client, command: types.Command):
-    params = types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
-    return client.workspace_execute_command_async(params)
 
 
 async def test_a_library_skill_is_applied_by_its_command_and_gated(client, uri):
@@ -73,12 +42,10 @@ async def test_a_library_skill_is_applied_by_its_command_and_gated(client, uri):
     answer = await execute(client, action.command)
     assert answer["applied"] is True and answer["version"] == 2, answer
     (request,) = requests
-    if client.kind == "vscode":  # a versioned edit: the editor refuses it if the text moved on
-        (change,) = request.edit.document_changes
-        assert change.text_document.version == 1
-        (edit,) = change.edits
-    else:
-        (edit,) = request.edit.changes[uri]
+    # a versioned edit: the editor refuses it if the text moved on (Neovim checks without advertising it)
+    (change,) = request.edit.document_changes
+    assert change.text_document.version == 1
+    (edit,) = change.edits
     assert edit.new_text == "8" and edit.range.start == types.Position(line=line, character=23)
     assert edit.range.end == types.Position(line=line, character=24)
     assert answer["gate"] == {"kernels": ["vector_add"], "error": None}

@@ -2,10 +2,17 @@
 
 A skill that does not apply is sent as a disabled action with the failed precondition as its reason, but only
 when the client can show disabled actions and the user asked for the menu (CodeActionTriggerKind.Invoked);
-otherwise it is left out, as the protocol asks. Every edit is a versioned WorkspaceEdit where the client
-supports document changes, so an edit computed for an older version is refused instead of misapplied. A
-library skill (one followed by a gate run) carries the command `argus.applySkill` instead of an edit
-(argus.lsp.skill_commands).
+otherwise it is left out, as the protocol asks. A library skill (one followed by a gate run) carries the
+command `argus.applySkill` instead of an edit (argus.lsp.skill_commands).
+
+An edit is never applied to text it was not computed for. The user may type between the light bulb and the
+pick, and clients differ in what they check: VS Code's language client drops the version of a code action's
+edit, Neovim advertises no versioned edits. So an action carries its edit in `data`, made for the version it
+was computed on, and the edit itself is made at `codeAction/resolve`, when the user picks the action: moved
+onto the text as it is then through the lines the user left alone (argus.skills.rebase), or refused, with a
+message, when those lines changed. A client that cannot resolve gets the edit in the action, moved onto the
+latest text the same way. Either way the edit is versioned for the text it was moved onto
+(argus.lsp.document_edits.versioned_edit).
 """
 
 from __future__ import annotations
@@ -15,15 +22,17 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from argus.dsl.spans import Span
 from argus.lsp.convert import overlaps
 from argus.lsp.diagnostics import STAGES
 from argus.lsp.document_edits import versioned_edit
 from argus.lsp.guard import guarded
 from argus.lsp.skill_commands import SkillTarget, skill_command
 from argus.skills.provider import Edit, SkillRequest
+from argus.skills.rebase import rebase_edits
 
 if TYPE_CHECKING:
-    from argus.lsp.documents import Snapshot
+    from argus.lsp.documents import DocumentState, Snapshot
     from argus.lsp.server import ArgusServer
 
 SKILL_KIND = types.CodeActionKind.RefactorRewrite
@@ -42,7 +51,7 @@ def register(server: ArgusServer) -> None:
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, SKILL_KIND]),
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, SKILL_KIND], resolve_provider=True),
     )
     @guarded(empty=list)
     async def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
@@ -62,7 +71,12 @@ def register(server: ArgusServer) -> None:
                 and params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
             )
             actions += await skill_actions(server, snapshot, params.range, show_disabled)
-        return actions
+        return [action for action in actions if action is not None]
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    @guarded(empty=lambda: None)
+    async def resolve_code_action(action: types.CodeAction) -> types.CodeAction:
+        return resolve_edit(server, action)
 
 
 async def fixes(
@@ -98,15 +112,13 @@ async def fixes(
     for fix, lsp_diagnostic in await loop.run_in_executor(server.check_pool, build):
         if fix.diagnostic.code.startswith("AR3") and not await fix_verifies(server, state, snapshot, fix):
             continue
-        actions.append(
-            types.CodeAction(
-                title=fix.title,
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[lsp_diagnostic],
-                is_preferred=fix.preferred or None,
-                edit=workspace_edit(server, snapshot, fix.edits),
-            )
+        action = types.CodeAction(
+            title=fix.title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[lsp_diagnostic],
+            is_preferred=fix.preferred or None,
         )
+        actions.append(with_edit(server, state, snapshot, action, fix.edits))
     return actions
 
 
@@ -140,6 +152,9 @@ def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
 async def skill_actions(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
+    state = server.documents.get(snapshot.uri)
+    if state is None:
+        return []
     span = snapshot.positions.span(selection)
     request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, span, gate_spills(server, snapshot))
     proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
@@ -161,15 +176,10 @@ async def skill_actions(
                 )
             )
         elif action.applicable:
-            actions.append(
-                types.CodeAction(
-                    title=title,
-                    kind=SKILL_KIND,
-                    is_preferred=action.preferred or None,
-                    edit=workspace_edit(server, snapshot, action.edits),
-                    data={"skill": action.skill},
-                )
+            proposed_action = types.CodeAction(
+                title=title, kind=SKILL_KIND, is_preferred=action.preferred or None, data={"skill": action.skill}
             )
+            actions.append(with_edit(server, state, snapshot, proposed_action, action.edits))
         elif show_disabled:
             actions.append(
                 types.CodeAction(
@@ -182,6 +192,65 @@ async def skill_actions(
     return actions
 
 
-def workspace_edit(server: ArgusServer, snapshot: Snapshot, edits: tuple[Edit, ...]) -> types.WorkspaceEdit:
-    text_edits = [types.TextEdit(range=snapshot.positions.range(e.span), new_text=e.new_text) for e in edits]
-    return versioned_edit(server, snapshot.uri, snapshot.version, text_edits)
+# ---- edits: carried in data, made at resolve on the text of that moment -------------------------------------
+def with_edit(
+    server: ArgusServer, state: DocumentState, snapshot: Snapshot, action: types.CodeAction, edits: tuple[Edit, ...]
+) -> types.CodeAction | None:
+    """`action` with `edits` (made for `snapshot`) in its data, and in its edit unless the client resolves
+    edits lazily; None when the document moved under the edits' lines before the action was even sent."""
+    action.data = {**(action.data or {}), **carried(snapshot.uri, snapshot.version, edits)}
+    if server.client_supports("text_document", "code_action", "resolve_support") and "edit" in (
+        server.client_capabilities.text_document.code_action.resolve_support.properties
+    ):
+        return action
+    resolved = resolve_edit(server, action, quiet=True)
+    return resolved if resolved.edit is not None else None
+
+
+def carried(uri: str, version: int, edits: tuple[Edit, ...]) -> dict:
+    spans = [[e.span.line, e.span.col, e.span.end_line, e.span.end_col, e.new_text] for e in edits]
+    return {"uri": uri, "version": version, "edits": spans}
+
+
+def carried_edits(data: object) -> tuple[str, int, tuple[Edit, ...]] | None:
+    """(uri, version, edits) from an action's data, or None when it carries none (or a client mangled it)."""
+    if not isinstance(data, dict):
+        return None
+    uri, version, raw = data.get("uri"), data.get("version"), data.get("edits")
+    if not isinstance(uri, str) or not isinstance(version, int) or not isinstance(raw, list):
+        return None
+    edits = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 5 and all(isinstance(n, int) for n in item[:4])):
+            return None
+        if not isinstance(item[4], str):
+            return None
+        edits.append(Edit(Span(*item[:4]), item[4]))
+    return uri, version, tuple(edits)
+
+
+def resolve_edit(server: ArgusServer, action: types.CodeAction, quiet: bool = False) -> types.CodeAction:
+    """`action` with its edit made for the document as it is now: moved through the lines the user left alone
+    since the version it was computed for, and versioned for the current one; without an edit (and, unless
+    `quiet`, a message saying why) when those lines changed or the document is gone."""
+    found = carried_edits(action.data)
+    if found is None:
+        return action
+    uri, version, edits = found
+    state = server.documents.get(uri)
+    base = state.text_of(version) if state is not None else None
+    moved = rebase_edits(base, state.text, edits) if state is not None and base is not None else None
+    if moved is None or state is None:
+        why = "the document is closed" if state is None else "the lines it edits changed since it was offered"
+        if base is None and state is not None:
+            why = "the document changed too much since it was offered; ask for the action again"
+        if not quiet:
+            message = f"{action.title}: not applied, {why}. Nothing was changed."
+            server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        action.edit = None
+        return action
+    positions = server.positions(state.text)
+    text_edits = [types.TextEdit(range=positions.range(e.span), new_text=e.new_text) for e in moved]
+    action.edit = versioned_edit(server, uri, state.version, text_edits)
+    action.data = {**action.data, **carried(uri, state.version, moved)}
+    return action

@@ -4,15 +4,20 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
+import itertools
 import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from argus.dsl.lines import line_starts
 from argus.dsl.spans import Span
 from argus.skills.provider import Edit
+from argus.skills.text import apply_edits
 
 if TYPE_CHECKING:
+    from argus.lsp.documents import DocumentState
     from argus.lsp.server import ArgusServer
 
 logger = logging.getLogger(__name__)
@@ -29,21 +34,34 @@ def minimal_change(before: str, after: str) -> Edit | None:
     tail = 0
     while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
         tail += 1
-    if head and before[head - 1] == "\r":  # never split a CRLF line break
+    # never split a CRLF line break: a client cannot address the place between its two characters
+    if head and before[head - 1] == "\r" and before[head : head + 1] == "\n":
         head -= 1
-    start, end = head, len(before) - tail
-    return Edit(Span(*point(before, start), *point(before, end)), after[head : len(after) - tail])
+    end = len(before) - tail
+    if tail and before[end] == "\n" and end and before[end - 1] == "\r":
+        tail -= 1
+        end += 1
+    return Edit(Span(*point(before, head), *point(before, end)), after[head : len(after) - tail])
 
 
 def point(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset)
-    return line, offset - (text.rfind("\n", 0, offset) + 1)
+    """(line, column) of `offset`, lines counted as LSP counts them."""
+    starts = line_starts(text)
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, offset - starts[line]
+
+
+# Clients that read a versioned document change and skip it when their buffer is newer, although their
+# capabilities do not advertise `workspace.workspaceEdit.documentChanges`: Neovim (0.5 and later, checked in
+# vim.lsp.util.apply_text_document_edit, "Buffer ... newer than edits").
+CHECK_VERSIONS_UNADVERTISED = ("Neovim",)
 
 
 def versioned_edit(server: ArgusServer, uri: str, version: int, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
-    """`edits` to document `uri` at `version`; versioned where the client supports document changes, so the
-    client refuses an edit made for an older text instead of misapplying it."""
-    if server.client_supports("workspace", "workspace_edit", "document_changes"):
+    """`edits` to document `uri` at `version`; versioned where the client checks versions, so the client
+    refuses an edit made for an older text instead of misapplying it."""
+    advertised = server.client_supports("workspace", "workspace_edit", "document_changes")
+    if advertised or server.client_name in CHECK_VERSIONS_UNADVERTISED:
         document = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
         return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=document, edits=edits)])
     return types.WorkspaceEdit(changes={uri: edits})
@@ -60,12 +78,18 @@ def workspace_edit(server: ArgusServer, uri: str, version: int, before: str, aft
 
 async def apply(server: ArgusServer, uri: str, version: int, before: str, after: str, label: str) -> str | None:
     """Ask the client to turn version `version` (text `before`) into `after`; None when it did, else why not.
-    On success, waits briefly for the client's didChange so the caller sees the new version."""
+
+    A client's "applied" is not taken on trust: Neovim answers applied when it skipped a versioned edit for a
+    newer buffer, and a client that applies by position puts the edit on whatever text it has by then. So the
+    answer counts only once the client's own changes show the edit landing on `before`: the first version
+    after `version` must be `after`. An edit that landed on a newer text is undone (`undo_misapplied`)."""
     state = server.documents.get(uri)
     if state is None:
         return "the document is not open"
     if state.version != version:
         return f"the document changed (version {state.version}, the edit was made for {version})"
+    if before == after:
+        return None
     edit = workspace_edit(server, uri, version, before, after)
     try:
         answer = await server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
@@ -75,8 +99,60 @@ async def apply(server: ArgusServer, uri: str, version: int, before: str, after:
     if answer is None or not answer.applied:
         reason = getattr(answer, "failure_reason", None)
         return "the editor refused the edit" + (f": {reason}" if reason else "")
-    for _ in range(250):  # the client sends didChange before it answers; its handler may not have run yet
-        if state.version != version or state.text == after:
+    versioned = edit.document_changes is not None
+    return await landed(server, state, version, before, after, versioned)
+
+
+LANDING_WAIT_S = 5.0  # a client sends its didChange before or soon after its answer (Neovim: 150 ms debounce)
+
+
+async def landed(
+    server: ArgusServer, state: DocumentState, version: int, before: str, after: str, versioned: bool
+) -> str | None:
+    """None when the client's first change after `version` turned `before` into `after`; else why not, after
+    undoing the edit where the client put it on a text the user had changed meanwhile. A client that checks
+    versions has decided with its first change after `version`; one that does not may apply our edit after a
+    keystroke, so its changes are watched until the edit shows up or the wait ends."""
+    change = minimal_change(before, after)
+    deadline = asyncio.get_running_loop().time() + LANDING_WAIT_S
+    while True:
+        later = [text for v, text in state.steps if v > version]
+        if later and later[0] == after:
+            return None
+        if later and versioned:
+            return "the document changed before the editor applied the edit, and the editor skipped it"
+        misapplied = misapplied_at(state, version, change)
+        if misapplied is not None:
+            await undo_misapplied(server, state, misapplied, label="Undo an edit that landed on changed text")
+            return "the document changed while the edit was on its way; it landed on the new text and was undone"
+        if state.closed or asyncio.get_running_loop().time() > deadline:
             break
         await asyncio.sleep(0.02)
+    if later:
+        return "the document changed before the editor applied the edit, and the editor did not apply it"
+    return "the editor answered that it applied the edit, but the document did not change"
+
+
+def misapplied_at(state: DocumentState, version: int, change: Edit | None) -> tuple[str, str] | None:
+    """(text before, text after) of the client's change that was our change, at our positions, put on a text
+    other than the one it was made for, or None."""
+    if change is None:
+        return None
+    texts = [text for v, text in state.steps if v > version]
+    for base, text in itertools.pairwise(texts):
+        if apply_edits(base, [change]) == text:
+            return base, text
     return None
+
+
+async def undo_misapplied(server: ArgusServer, state: DocumentState, misapplied: tuple[str, str], label: str) -> None:
+    """Put back the text the user had before a misapplied edit, if nothing came after it."""
+    base, text = misapplied
+    if state.text != text:
+        logger.warning("an edit landed on changed text of %s and more edits followed; not undone", state.uri)
+        return
+    edit = workspace_edit(server, state.uri, state.version, text, base)
+    try:
+        await server.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=label))
+    except Exception:
+        logger.exception("undoing a misapplied edit failed")

@@ -5,7 +5,7 @@ computed for."""
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -78,6 +78,9 @@ class DocumentState:
     version: int
     text: str
     history: VersionHistory = field(default_factory=VersionHistory)
+    # the text after each content change of the latest didChanges, oldest first: an editor may send its own
+    # edit and a keystroke in one didChange, and whether our edit landed first is told only by the steps
+    steps: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=64))
     snapshot: Snapshot | None = None
     results: dict[str, SourceResult] = field(default_factory=dict)  # stage -> result
     layouts: tuple[int, list[Any]] = (-1, [])  # (version, verifier ValueLayouts)
@@ -94,7 +97,9 @@ class DocumentState:
 
     def edit(self, version: int, changes: Sequence[types.TextDocumentContentChangeEvent], codec: PositionCodec) -> None:
         """Apply a `didChange`: its changes in order, then its version."""
-        self.text = apply_changes(self.text, changes, codec)
+        for change in changes:
+            self.text = apply_changes(self.text, [change], codec)
+            self.steps.append((version, self.text))
         self.version = version
         self.history.add(version, self.text)
 

@@ -302,10 +302,10 @@ async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: 
             failure = await document_edits.apply(
                 server, job.uri, job.version, job.text, outcome.best, f"Refine {job.kernel}"
             )
-            if failure is not None:
-                summary |= {"outcome": "none", "message": f"Refine of {job.kernel}: not applied: {failure}."}
-                kind = types.MessageType.Warning
-        elif decision.action == "offer":
+            if failure is not None:  # the user typed while it was on its way: offer it, as after any edit
+                decision = Decision("offer", decision.message.removesuffix(" applied.") + f" not applied: {failure}.")
+                summary |= {"outcome": "offer", "message": decision.message}
+        if decision.action == "offer" and state is not None:
             task = asyncio.create_task(offer(server, state, job, outcome, decision.message))
             OFFERS.add(task)  # the loop keeps only a weak reference to a task
             task.add_done_callback(OFFERS.discard)

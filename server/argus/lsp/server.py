@@ -35,6 +35,7 @@ class ArgusServer(LanguageServer):
         )
         self.lifecycle = Lifecycle(self)
         self.documents = DocumentStore()
+        self.client_name = ""  # clientInfo.name from initialize ("Neovim", "Visual Studio Code", ...)
         self.initial_settings = config.Settings()
         self.global_settings = config.Settings()
         self.folder_settings: dict[str, config.Settings] = {}
@@ -76,6 +77,7 @@ def register_lifecycle(server: ArgusServer) -> None:
     @guarded()
     async def initialize(params: types.InitializeParams) -> None:
         server.initial_settings = config.apply(config.Settings(), params.initialization_options)
+        server.client_name = params.client_info.name if params.client_info is not None else ""
         server.global_settings = server.initial_settings
 
     @server.feature(types.INITIALIZED)

@@ -1,7 +1,8 @@
 """`argus.applySkill`: a library skill chosen in the light bulb, applied when the user picks it, then gated.
 
 The code action carries only this command (uri, version, skill id, 0-based line, digest of the text the match
-saw), not a precomputed edit, so the skill is matched again on the text as it is when the user picks it: a
+saw), not a precomputed edit, so the skill is matched again on the text as it is when the user picks it, at the
+line the light bulb was on, followed to where it is now (refused when that line is gone): a
 precondition that no longer holds refuses it by name and changes nothing; otherwise the server sends the
 smallest edit through `workspace/applyEdit` (versioned where the client supports it) and starts a gate run of
 the edited kernel through argus.lsp.gate, whose progress, diagnostics and code lens report the result.
@@ -20,6 +21,7 @@ from argus.lsp import document_edits
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
+    from argus.lsp.documents import DocumentState
     from argus.lsp.server import ArgusServer
     from argus.skills.apply import Outcome
     from argus.skills.cards import Card
@@ -79,8 +81,11 @@ async def apply_and_gate(server: ArgusServer, target: SkillTarget) -> dict[str, 
     loop = asyncio.get_running_loop()
     for _ in range(3):  # a plan made while the user typed is made again on the newest text
         version, text = state.version, state.text
+        line = target_line(state, target)
+        if isinstance(line, str):
+            return refuse(server, f"the skill {target.skill} was not applied: {line}. Nothing was changed.")
         # the verifier thread: plan() verifies the result with z3, which must not run in two threads at once
-        outcome, kernel = await loop.run_in_executor(server.verify_pool, plan, text, card, target)
+        outcome, kernel = await loop.run_in_executor(server.verify_pool, plan, text, card, target, line)
         if state.version == version:
             break
     else:
@@ -99,13 +104,31 @@ async def apply_and_gate(server: ArgusServer, target: SkillTarget) -> dict[str, 
     return {"applied": True, "version": state.version, "gate": {"kernels": run.kernels, "error": run.error}}
 
 
-def plan(text: str, card: Card, target: SkillTarget) -> tuple[Outcome, str | None]:
-    """The skill matched again at the target's line of `text`, and the kernel it rewrites."""
+def target_line(state: DocumentState, target: SkillTarget) -> int | str:
+    """Where the light bulb's line is in the current text, or why it cannot be found: the line is followed by
+    its content through the user's edits since (argus.skills.rebase), never taken by its old number."""
+    from argus.skills.apply import digest
+    from argus.skills.rebase import follow_line
+
+    base = state.text_of(target.version)
+    if base is None:
+        if digest(state.text) == target.digest:
+            return target.line
+        return "the document changed too much since the light bulb to find its line again; ask for it again"
+    line = follow_line(base, state.text, target.line)
+    if line is None:
+        return f"line {target.line + 1}, where the light bulb offered it, is gone or moved among new lines"
+    return line
+
+
+def plan(text: str, card: Card, target: SkillTarget, line: int) -> tuple[Outcome, str | None]:
+    """The skill matched again at `line` of `text` (the target's line, followed to the current text), and the
+    kernel it rewrites."""
     from argus.skills.apply import plan as plan_skill
     from argus.skills.document import Document
 
-    outcome = plan_skill(text, card, target.line, since=target.digest)
-    kernel = Document.parse(text).kernel_at(target.line) if outcome.refused is None else None
+    outcome = plan_skill(text, card, line, since=target.digest)
+    kernel = Document.parse(text).kernel_at(line) if outcome.refused is None else None
     return outcome, kernel.name if kernel is not None else None
 
 
