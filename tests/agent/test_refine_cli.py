@@ -4,6 +4,7 @@ candidate) of the smallest example."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,11 @@ def test_refine_on_the_cpu_prints_a_json_summary_and_says_profiling_needs_a_gpu(
     assert any("profiling needs a GPU" in note for note in summary["notes"])
     assert summary["steps"][0]["feedback"]["stage"] == "profile"
     assert "[refine] step 1 [search] num_warps.row" in done.stderr and "gate runs  1 of 1" in done.stderr
+    for run in ("the start", "gate run 1 of 1"):  # stderr is a pipe: one line as each stage starts
+        for stage in ("compile", "correct"):
+            said = re.findall(rf"^\[refine\] {run}: {stage} \(\d+\.\d s\)$", done.stderr, re.MULTILINE)
+            assert len(said) == 1, (run, stage, done.stderr)
+    assert "\r" not in done.stderr
     assert (tmp_path / ".argus" / "memory.jsonl").exists()  # no .git above tmp_path: the file's folder
     assert len(log.read_text().splitlines()) == 1
 
