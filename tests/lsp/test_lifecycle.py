@@ -94,12 +94,13 @@ async def never_create(client: LanguageClient, params: types.WorkDoneProgressCre
 
 
 @contextlib.asynccontextmanager
-async def serving(answer_progress: bool = True) -> AsyncIterator[Session]:
+async def serving(answer_progress: bool = True, gate_on_save: bool = False) -> AsyncIterator[Session]:
     """A server started with a marker in its environment and initialized by VS Code; its stderr recorded rather
     than forwarded (pytest-lsp's start_io would forward it). Whatever the test leaves, the server and every
     marked process are killed afterwards."""
     client = make_client()
     client.never_answered = []
+    client.set_configuration({"gate": {"device": "cpu", "onSave": gate_on_save, "timeoutS": 300}}, section="argus")
     if not answer_progress:
         client.protocol.fm.features.pop(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
         client.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(never_create)
@@ -261,3 +262,22 @@ async def test_exit_while_verifying_a_big_file_does_not_wait_for_the_verifier(ur
         session.client.exit(None)
         await assert_gone_with_children(session, started, code=0)
         assert_no_traceback_storm(session)
+
+
+# ---- work that no request is waiting for ------------------------------------------------------------------
+async def test_shutdown_stops_a_gate_run_started_by_a_save(uri: str):
+    async with serving(gate_on_save=True) as session:
+        open_document(session.client, uri, GATED)
+        await published(session.client, uri, 1)
+        session.client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        await until(lambda: len(session.children()) >= 1, 60, "the gate's runner starting")
+        await asyncio.wait_for(session.client.shutdown_async(None), timeout=SHUTDOWN_ANSWER_S)
+        # no exit yet: the run is cancelled, and its cancellation ends the runner (SIGTERM, then a grace)
+        await until(lambda: not session.children(), 10, "the gate's processes ending after shutdown")
+
+
+async def test_a_refine_worker_stops_its_gate_run_when_the_server_is_killed(uri: str):
+    async with serving() as session:
+        await refine_running(session, uri)
+        session.process.kill()  # nothing to handle: the worker sees the end of its stdin
+        await until(lambda: not session.children(), 15, "the refine worker and its gate run ending")

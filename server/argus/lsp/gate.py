@@ -157,7 +157,7 @@ async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -
     if previous is not None and previous.task is not None and not previous.task.done():
         previous.task.cancel()
     state.gate = run
-    run.task = asyncio.create_task(execute(server, state, snapshot, run, gate))
+    run.task = server.lifecycle.track(asyncio.create_task(execute(server, state, snapshot, run, gate)))
     return run
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from argus.lsp import document_edits, progress
+from argus.lsp import document_edits, lifecycle, progress
 from argus.lsp.guard import guarded
 from argus.lsp.settings import GATE_DEVICES, REFINE_PLANNERS
 
@@ -182,7 +182,7 @@ def register(server: ArgusServer) -> None:
         if isinstance(job, str):
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=job))
             return {"error": job}
-        job.task = asyncio.create_task(run(server, job))
+        job.task = server.lifecycle.track(asyncio.create_task(run(server, job)))
         request = server.protocol.msg_id
         if request is not None:
             server.request_work.setdefault(request, []).append(job.task)
@@ -237,6 +237,7 @@ async def run(server: ArgusServer, job: RefineJob) -> dict[str, Any]:
         sys.executable, "-m", "argus.lsp.refine_worker",
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         limit=64 * 1024 * 1024,  # one line carries the refined source
+        start_new_session=True,  # a Ctrl-C meant for the server's terminal is not the worker's to act on
     )  # fmt: skip
     drain = asyncio.create_task(log_stderr(worker))
     token = None
@@ -261,8 +262,8 @@ async def run(server: ArgusServer, job: RefineJob) -> dict[str, Any]:
         final = {"event": "cancelled"}
         await stop(worker)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            worker.kill()
+        if worker.returncode is None:  # its gate runner too, which is in a session of its own
+            lifecycle.stop_processes([worker.pid])
         await worker.wait()
         drain.cancel()
     return await finish(server, job, token, final)
@@ -306,7 +307,7 @@ async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: 
                 decision = Decision("offer", decision.message.removesuffix(" applied.") + f" not applied: {failure}.")
                 summary |= {"outcome": "offer", "message": decision.message}
         if decision.action == "offer" and state is not None:
-            task = asyncio.create_task(offer(server, state, job, outcome, decision.message))
+            task = server.lifecycle.track(asyncio.create_task(offer(server, state, job, outcome, decision.message)))
             OFFERS.add(task)  # the loop keeps only a weak reference to a task
             task.add_done_callback(OFFERS.discard)
     elif final["event"] == "cancelled":

@@ -5,7 +5,8 @@ thread-safe (the server's verifier thread uses it all the time), and a process i
 
     stdin:  one JSON request line ({source, kernel, path, planner, budget, device, model, host, timeout_s}),
             then optionally the line `cancel`, which sets the threading.Event the loop polls between steps and
-            interrupts a gate run in progress (the gate's runner is killed with its process group)
+            interrupts a gate run in progress (the gate's runner is killed with its process group); the end of
+            stdin (the server is gone) does the same
     stdout: JSON lines {"event": "started" | "step" | "done" | "unavailable" | "error" | "cancelled", ...}
 
 `run_loop` is the one function that knows the agent's interface.
@@ -97,10 +98,11 @@ def main(stdin: IO[str] = sys.stdin) -> int:
     def watch_stdin() -> None:
         for line in stdin:
             if line.strip() == "cancel":
-                cancel.set()  # the loop stops before its next step
-                if main_thread.is_alive():  # and a gate run in progress stops now
-                    os.kill(os.getpid(), signal.SIGINT)
-                return
+                break
+        # `cancel`, or the end of stdin: the server is gone, and nobody will read what the loop finds
+        cancel.set()  # the loop stops before its next step
+        if main_thread.is_alive():  # and a gate run in progress stops now
+            os.kill(os.getpid(), signal.SIGINT)
 
     try:
         request = json.loads(stdin.readline())
