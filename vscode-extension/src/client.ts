@@ -13,6 +13,7 @@ import {
   type ServerOptions,
 } from "vscode-languageclient/node";
 
+import { editOrigin, staleEditReason } from "./editGuard";
 import { commandsToRegisterFromServer, GATE_RESULT_NOTIFICATION } from "./protocol";
 import { onPythonInterpreterChange, pythonExtensionInterpreter } from "./pythonExtension";
 import { classifyRequestFailure, ServerRequestError, ServerStoppedError } from "./requestFailure";
@@ -171,6 +172,24 @@ export class ArgusClient implements vscode.Disposable {
       middleware: {
         workspace: {
           didChangeConfiguration: (sections, next) => (this.retired.has(client) ? Promise.resolve() : next(sections)),
+        },
+        // the edit of a picked code action, made by the server at resolve for the version it names in data:
+        // applied only to that version (the language client would drop the version and apply by position)
+        resolveCodeAction: async (item, token, next) => {
+          const resolved = await next(item, token);
+          const origin = editOrigin((resolved as { data?: unknown } | null | undefined)?.data);
+          if (!resolved?.edit || origin === undefined) {
+            return resolved;
+          }
+          const uri = vscode.Uri.parse(origin.uri).toString();
+          const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+          const reason = staleEditReason(origin, document?.version);
+          if (reason === undefined) {
+            return resolved;
+          }
+          resolved.edit = undefined;
+          void vscode.window.showWarningMessage(`${resolved.title}: not applied, ${reason}. Nothing was changed.`);
+          return resolved;
         },
         // the server's own commands (a library skill's argus.applySkill, ...) that a restart cuts short
         executeCommand: async (command, args, next) => {
