@@ -20,6 +20,7 @@ export interface ArgusSettings {
   gate: { device: GateDevice; onSave: boolean; timeoutS: number };
   /** argus.refine: planner, gate runs, device ("" = gate.device), and the LLM planner's model and host. */
   refine: { planner: RefinePlanner; budget: number; device: GateDevice | ""; model: string; host: string };
+  inlayHints: { enable: boolean };
 }
 
 export const DEFAULTS: ArgusSettings = {
@@ -28,6 +29,7 @@ export const DEFAULTS: ArgusSettings = {
   verify: { enabled: true, timeoutMs: 1000 },
   gate: { device: "auto", onSave: false, timeoutS: 300 },
   refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
+  inlayHints: { enable: true },
 };
 
 /** Reads one key below `argus.` (e.g. "gate.device"); undefined when unset. */
@@ -75,6 +77,7 @@ export function readSettings(get: SettingGetter, problems: string[] = []): Argus
       model: pick("refine.model", DEFAULTS.refine.model, isString),
       host: pick("refine.host", DEFAULTS.refine.host, isString),
     },
+    inlayHints: { enable: pick("inlayHints.enable", DEFAULTS.inlayHints.enable, isBool) },
   };
 }
 
@@ -85,6 +88,7 @@ export function initializationOptions(settings: ArgusSettings): Record<string, u
     verify: { ...settings.verify },
     gate: { ...settings.gate },
     refine: { ...settings.refine },
+    inlayHints: { ...settings.inlayHints },
   };
 }
 

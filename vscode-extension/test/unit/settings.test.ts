@@ -46,6 +46,7 @@ describe("initializationOptions", () => {
       verify: { enabled: true, timeoutMs: 5000 },
       gate: { device: "cuda", onSave: false, timeoutS: 300 },
       refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
+      inlayHints: { enable: true },
     });
   });
 });
