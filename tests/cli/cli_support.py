@@ -31,8 +31,8 @@ def copy_example(folder: Path, name: str = "vector_add") -> Path:
     return path
 
 
-def processes_mentioning(text: str) -> list[int]:
-    """Live processes whose command line mentions `text` (a test's own temporary folder, say)."""
+def processes_mentioning(text: str, also: str = "") -> list[int]:
+    """Live processes whose command line mentions `text` (a test's own temporary folder, say), and `also`."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -42,7 +42,7 @@ def processes_mentioning(text: str) -> list[int]:
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if text in command and state != "Z":
+        if text in command and also in command and state != "Z":
             found.append(int(entry.name))
     return found
 

@@ -75,6 +75,20 @@ def test_ctrl_c_in_check_exits_130_with_one_line(tmp_path):
     assert (status, stderr) == (130, "argus check: interrupted\n")
 
 
+def test_ctrl_c_in_demo_during_its_gate_run_exits_130_with_one_line_and_leaves_nothing(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    process = start(["demo"], environment(TMPDIR=str(scratch)))
+    for line in process.stdout:
+        if "5. The gate" in line:
+            break
+    assert wait_until(lambda: processes_mentioning(str(scratch), "run.py"), 60), "the server never started the gate"
+    status = interrupt(process)
+    assert (status, process.stderr.read()) == (130, "argus demo: interrupted\n")  # no pygls traceback
+    assert wait_until(lambda: not processes_mentioning(str(scratch)), 15), "the server or its gate outlived the demo"
+    assert wait_until(lambda: not any(scratch.iterdir()), 5), sorted(p.name for p in scratch.iterdir())
+
+
 def closed_stdout(*args: str) -> subprocess.CompletedProcess:
     """Run with stdout a pipe nobody reads any more: what `| head` leaves once it has its lines."""
     read, write = os.pipe()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import difflib
+import logging
 import re
 import sys
 import tempfile
@@ -98,26 +99,32 @@ class Demo:
         from argus.lsp.client_converter import client_converter
 
         self.types = types
+        # pygls logs through Python's last-resort handler when nobody configured logging: on Ctrl-C the answer to
+        # a request the demo stopped waiting for became a traceback on the user's terminal. The demo says itself
+        # what went wrong (DemoFailure, with the server's log).
+        logging.getLogger("pygls").addHandler(logging.NullHandler())
+        logging.getLogger("pygls").propagate = False
         client = LanguageClient("argus-demo", "1", converter_factory=client_converter)
         self.client = client
         self.register_handlers(client)
         with tempfile.NamedTemporaryFile(prefix="argus-serve-", suffix=".log", delete=False) as log:
             self.log_path = Path(log.name)
         await client.start_io(sys.executable, "-m", "argus", "serve", "--log-file", str(self.log_path))
-        status = 1
+        failed = False
         try:
-            status = await self.walk_through()
-            return status
+            return await self.walk_through()
         except Exception as error:
+            failed = True
             tail = self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
             log = f"\nserver log ({self.log_path}):\n{tail}" if tail.strip() else ""  # an empty log is removed
             raise DemoFailure(f"{error}{log}") from error
         finally:
             await self.stop()
-            self.drop_log(keep=status != 0)
+            self.drop_log(keep=failed)
 
     def drop_log(self, keep: bool) -> None:
-        """The server's log matters only when the walk-through failed, and only if the server wrote to it."""
+        """The server's log matters only when the walk-through failed (the failure names it), and only if the
+        server wrote to it; a demo that ran through, or that Ctrl-C stopped, leaves nothing behind."""
         try:
             if not keep or self.log_path.stat().st_size == 0:
                 self.log_path.unlink()
