@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from argus.dsl import ast
 from argus.dsl.diagnostics import Diagnostic, Position, make
+from argus.dsl.item_cache import ItemCache
 from argus.dsl.lines import split_lines
 from argus.dsl.python_blocks import item_span, parse_python_block
 from argus.dsl.recovery import StatementItemParser
@@ -18,6 +19,7 @@ from argus.dsl.scanner import split_items
 from argus.dsl.spans import Span
 
 ITEM_RULES = {"kernel": "kernel_item", "sizes": "sizes_item"}
+ITEMS = ItemCache()  # every parse in this process shares it: an editor's next version, the CLI's other files
 
 
 @dataclass(slots=True)
@@ -32,8 +34,16 @@ def parse(text: str) -> ParseResult:
     diagnostics: list[Diagnostic] = []
     items: list[ast.Item] = []
     for start, stop in split_items(lines):
+        key = "\n".join(lines[start:stop])
+        cached = ITEMS.get(key, start)
+        if cached is not None:
+            items.append(cached[0])
+            diagnostics.extend(cached[1])
+            continue
+        found: list[Diagnostic] = []
         try:
-            items.append(_parse_item(lines, start, stop, diagnostics))
+            items.append(_parse_item(lines, start, stop, found))
+            ITEMS.put(key, start, items[-1], found)
         except RecursionError:
             span = Span(start, 0, start, len(lines[start]))
             diagnostics.append(make("AR001", span, "this item nests too deeply to parse"))
@@ -42,6 +52,7 @@ def parse(text: str) -> ParseResult:
             span = Span(start, 0, start, len(lines[start]))
             diagnostics.append(make("AR001", span, f"internal parser error: {error!r}"))
             items.append(ast.ErrorItem(span))
+        diagnostics.extend(found)
     for diagnostic in diagnostics:
         _clamp(diagnostic, lines)
     module_span = Span(0, 0, len(lines) - 1, len(lines[-1]))
