@@ -254,6 +254,16 @@ async def test_a_signal_ends_the_server_and_its_refine_run(signum: int, uri: str
         assert_no_traceback_storm(session)
 
 
+async def test_sigint_during_a_proof_ends_the_server(uri: str):
+    """z3 takes SIGINT for itself while it solves (it only cancels its check) unless told to leave it alone."""
+    async with serving() as session:
+        await verifying(session, uri)
+        started = time.monotonic()
+        session.process.send_signal(signal.SIGINT)
+        await assert_gone_with_children(session, started, code=128 + signal.SIGINT)
+        assert_no_traceback_storm(session)
+
+
 async def test_exit_while_verifying_a_big_file_does_not_wait_for_the_verifier(uri: str):
     async with serving() as session:
         await verifying(session, uri)

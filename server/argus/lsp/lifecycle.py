@@ -83,7 +83,7 @@ class Lifecycle:
         """The client closed its end without `exit`: say so once, and end as `exit` would."""
         if self.ending:
             return
-        shut_down = self.server.protocol._shutdown
+        shut_down = self.server.protocol.shut_down
         if not shut_down:
             logger.warning("%s without shutdown and exit; ending", why)
         self.exit(0 if shut_down else 1, why)
@@ -105,6 +105,18 @@ class Lifecycle:
         for signum in SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows, not the main thread
                 loop.add_signal_handler(signum, self.exit, 128 + signum, signal.Signals(signum).name)
+        # first in the verifier's thread, before any proof (and off the main thread: z3 takes 0.1 s to import)
+        self.server.verify_pool.submit(leave_sigint_to_python)
+
+
+def leave_sigint_to_python() -> None:
+    """z3 catches SIGINT while it solves (and only cancels its check), so a Ctrl-C or a SIGINT that lands during
+    a proof would never reach the handler above; with ctrl_c off it does."""
+    try:
+        import z3
+    except ImportError:  # no verifier here: nothing catches SIGINT but us
+        return
+    z3.set_param("ctrl_c", False)
 
 
 def hard_exit(status: int) -> None:

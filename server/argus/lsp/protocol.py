@@ -238,6 +238,11 @@ class ArgusProtocol(LanguageServerProtocol):
         super().__init__(server, converter)
         self.output_closed = False
 
+    @property
+    def shut_down(self) -> bool:
+        """Whether the client has sent `shutdown` (it is answered by now, or about to be)."""
+        return self._shutdown
+
     # ---- in ----
     def receive(self, data: Any) -> None:
         """Handle one decoded frame."""
