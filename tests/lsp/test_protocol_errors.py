@@ -132,6 +132,11 @@ async def test_an_unknown_method_gets_method_not_found(server: RawServer):
     assert (await server.response(8))["error"]["code"] == METHOD_NOT_FOUND
 
 
+async def test_a_notification_sent_as_a_request_gets_invalid_request(server: RawServer):
+    server.send(request(9, "workspace/didChangeConfiguration", {"settings": {}}))
+    assert (await server.response(9))["error"]["code"] == INVALID_REQUEST
+
+
 async def test_a_notification_with_bad_params_is_dropped_and_the_server_goes_on(server: RawServer):
     server.send(notification("textDocument/didOpen", {"textDocument": {"uri": 5, "version": "one"}}))
     server.send(symbols(1))

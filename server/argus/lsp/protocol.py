@@ -22,6 +22,7 @@ import threading
 from collections.abc import Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import cattrs
 from cattrs.cols import is_sequence, list_structure_factory
 from lsprotocol import types
@@ -278,6 +279,8 @@ class ArgusProtocol(LanguageServerProtocol):
                 return self._refuse(msg_id, JsonRpcMethodNotFound.of(method))
             data = {"params": None, **data}  # pygls' untyped messages need the field
             kind = JsonRPCRequestMessage if is_request else JsonRPCNotification
+        elif is_request and "id" not in attrs.fields_dict(kind):  # handled as a notification, it would go unanswered
+            return self._refuse(msg_id, JsonRpcInvalidRequest(f"{method} is a notification, not a request"))
         try:
             message = self._converter.structure(data, kind)
         except Exception as error:
