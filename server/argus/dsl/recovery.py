@@ -287,8 +287,9 @@ class StatementItemParser:
             return False
         row = self.work[last - self.start]
         end = code_length(row)
-        at = end - 1 if row[:end].endswith(":") else end
-        self.work[last - self.start] = row[:at] + closers + row[at:]
+        if not row[:end].endswith(":"):
+            return False  # no `:` either (`kernel k(` while typing): the bracket is the one slip to report
+        self.work[last - self.start] = row[: end - 1] + closers + row[end - 1 :]
         return True
 
     def unclosed_openers(self, statement: LogicalLine) -> list[str]:
