@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
+
+# Set by main's SIGINT handler: Ctrl-C was pressed, whether or not its KeyboardInterrupt got through.
+INTERRUPTED = threading.Event()
+
+
+def stop_if_interrupted() -> None:
+    """Raise again the KeyboardInterrupt of a Ctrl-C that the code in between lost: ctypes turns one raised
+    while it converts z3's arguments into an ArgumentError (which the verifier reports as an internal error of
+    one obligation), and one raised in a __del__ is dropped. Called where a command can stop cleanly."""
+    if INTERRUPTED.is_set():
+        raise KeyboardInterrupt
 
 
 def read_source(command: str, path: str | Path) -> str | None:

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from argus.cli import positive_int, read_source
+from argus.cli import positive_int, read_source, stop_if_interrupted
 
 
 def add_parser(subparsers) -> None:
@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         if text is None:
             return 2
         kernels, diagnostics = check_file(text, args)
+        stop_if_interrupted()  # before printing what an interrupt lost inside the verifier may have made up
         errors = sum(d.severity.value == "error" for d in diagnostics)
         warnings = sum(d.severity.value == "warning" for d in diagnostics)
         if not kernels and not errors:

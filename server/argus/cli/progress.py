@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from argus.cli import stop_if_interrupted
+
 REDRAW_S = 0.5
 CLEAR = "\r\x1b[K"
 # The runner's line when a kernel's stage starts ("softmax: correct"), and when it measures the GPU's ceilings.
@@ -106,6 +108,7 @@ def with_progress(gate: Callable, progress: GateProgress, labels: Callable[[int]
 
     def gated(source: str, kernel: str):
         nonlocal calls
+        stop_if_interrupted()  # a Ctrl-C the verifier of the last candidate lost: no more gate runs
         with progress.run(labels(calls)):
             calls += 1
             return gate(source, kernel)
