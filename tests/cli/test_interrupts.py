@@ -40,10 +40,14 @@ def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
     )  # fmt: skip
 
 
+PROMPTLY_S = 10  # what the gate's runner gets to stop (3 s, then SIGKILL), with room for a loaded machine
+
+
 def interrupt(process: subprocess.Popen) -> int:
+    """SIGINT to the process alone, as `kill -INT` sends it; its status, which must come promptly."""
     process.send_signal(signal.SIGINT)
     try:
-        return process.wait(timeout=30)
+        return process.wait(timeout=PROMPTLY_S)
     finally:
         if process.poll() is None:
             process.kill()
@@ -78,7 +82,7 @@ def test_ctrl_c_in_check_exits_130_with_one_line(tmp_path):
 def test_ctrl_c_in_demo_during_its_gate_run_exits_130_with_one_line_and_leaves_nothing(tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    process = start(["demo"], environment(TMPDIR=str(scratch)))
+    process = start(["demo"], environment(TMPDIR=str(scratch), PYTHONUNBUFFERED="1"))  # its sections as they come
     for line in process.stdout:
         if "5. The gate" in line:
             break

@@ -27,6 +27,9 @@ from argus.cli import INTERRUPTED, stop_if_interrupted
 SUBCOMMANDS = ("check", "build", "gate", "skills", "lineage", "refine", "serve", "demo")
 # Commands that run z3 in this process: z3 must leave Ctrl-C to Python (see interruptible_solver).
 VERIFYING = ("check", "skills", "lineage", "refine")
+# Commands that run an asyncio loop: asyncio.run turns Ctrl-C into cancelling its task, and does so only while
+# SIGINT has Python's own handler, so ctrl_c_remembered leaves theirs alone.
+ASYNCIO = ("serve", "demo")
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as a shell reports a command it interrupted
 EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE, as a shell reports `yes | head`
 
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         command = f"argus {args.command}"
         if args.command in VERIFYING:
             interruptible_solver()
-        with ctrl_c_remembered():
+        with ctrl_c_remembered(args.command not in ASYNCIO):
             status = args.run(args)
             stop_if_interrupted()  # a Ctrl-C lost on the way: the command ran on, but the user asked it to stop
         sys.stdout.flush()  # a closed pipe shows here, where it is handled, not in the interpreter's exit
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def ctrl_c_remembered() -> Iterator[None]:
+def ctrl_c_remembered(enabled: bool = True) -> Iterator[None]:
     """While a command runs, Ctrl-C raises KeyboardInterrupt as usual and is also remembered (INTERRUPTED),
     so that commands can raise it again where code in between lost it (stop_if_interrupted); one lost in a
     __del__ is not printed as 'Exception ignored'. A SIGINT ignored by whoever started us stays ignored.
@@ -100,7 +103,7 @@ def ctrl_c_remembered() -> Iterator[None]:
             hook(info)
 
     handler, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
-    ours = threading.current_thread() is threading.main_thread() and handler is not signal.SIG_IGN
+    ours = enabled and threading.current_thread() is threading.main_thread() and handler is not signal.SIG_IGN
     if ours:
         signal.signal(signal.SIGINT, on_sigint)
     sys.unraisablehook = unraisable
