@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         if os.environ.get("ARGUS_TRACEBACK"):
             raise
-        say(f"{command}: internal error, a bug in argus: {type(error).__name__}: {error} (ARGUS_TRACEBACK=1: where)")
+        where = "run it again with ARGUS_TRACEBACK=1 to see where"
+        say(f"{command}: internal error, a bug in argus: {type(error).__name__}: {error} ({where})")
         return 1
 
 
