@@ -1,5 +1,5 @@
-"""Ctrl-C and a closed pipe end `argus` the way a well-behaved command line tool ends: one line (or none), the
-conventional exit status, no traceback, and nothing left running."""
+"""Ctrl-C, SIGTERM and a closed pipe end `argus` the way a well-behaved command line tool ends: one line (or
+none), the conventional exit status, no traceback, and nothing left running."""
 
 from __future__ import annotations
 
@@ -65,6 +65,24 @@ def test_ctrl_c_in_gate_exits_130_with_one_line_and_kills_the_gate_processes(tmp
     said = [line for line in stderr.rest() if not line.startswith("[gate] ")]
     assert status == 130 and said == ["argus gate: interrupted"], said
     assert wait_until(lambda: not processes_mentioning(str(scratch)), 10), "gate processes outlived the interrupt"
+    assert wait_until(lambda: not any(scratch.iterdir()), 5), sorted(p.name for p in scratch.iterdir())
+
+
+def test_sigterm_in_gate_exits_143_and_kills_the_gate_processes(tmp_path):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    kernel = copy_example(tmp_path)
+    process = start(["gate", str(kernel), "--device", "cpu"], environment(TMPDIR=str(scratch)))
+    stderr = Lines(process.stderr)
+    assert wait_until(lambda: stderr.has("compiling for sm_90"), 60), stderr.lines
+    process.terminate()
+    try:
+        status = process.wait(timeout=PROMPTLY_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert status == 143 and not [line for line in stderr.rest() if not line.startswith("[gate] ")], stderr.lines
+    assert wait_until(lambda: not processes_mentioning(str(scratch)), 10), "gate processes outlived SIGTERM"
     assert wait_until(lambda: not any(scratch.iterdir()), 5), sorted(p.name for p in scratch.iterdir())
 
 

@@ -32,6 +32,7 @@ VERIFYING = ("check", "skills", "lineage", "refine")
 ASYNCIO = ("serve", "demo")
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as a shell reports a command it interrupted
 EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE, as a shell reports `yes | head`
+EXIT_TERMINATED = 128 + 15  # SIGTERM
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
 def ctrl_c_remembered(enabled: bool = True) -> Iterator[None]:
     """While a command runs, Ctrl-C raises KeyboardInterrupt as usual and is also remembered (INTERRUPTED),
     so that commands can raise it again where code in between lost it (stop_if_interrupted); one lost in a
-    __del__ is not printed as 'Exception ignored'. A SIGINT ignored by whoever started us stays ignored.
+    __del__ is not printed as 'Exception ignored'. SIGTERM ends the command the same way, with 143 and without
+    a line. A signal ignored by whoever started us stays ignored.
 
     Without this, 7 of 40 Ctrl-C's at random moments of `argus check` were lost: ctypes wraps a KeyboardInterrupt
     raised while it converts z3's arguments in an ArgumentError, which the verifier reports as one obligation's
@@ -97,22 +99,32 @@ def ctrl_c_remembered(enabled: bool = True) -> Iterator[None]:
         seen.set()
         raise KeyboardInterrupt
 
+    def on_sigterm(signum, frame) -> None:
+        # SystemExit unwinds like Ctrl-C does (the gate's runner is killed on the way, temporary folders go),
+        # where the default action would end us at once and leave the runner, in its own session, running.
+        seen.set()
+        raise SystemExit(EXIT_TERMINATED)
+
     def unraisable(info) -> None:
         # After a Ctrl-C, what a __del__ cannot raise is the interrupt, ctypes' ArgumentError around it, or the
         # AttributeError of a z3 object whose __init__ it cut short.
         if not (seen.is_set() or issubclass(info.exc_type, KeyboardInterrupt)):
             hook(info)
 
-    handler, hook = signal.getsignal(signal.SIGINT), sys.unraisablehook
-    ours = enabled and threading.current_thread() is threading.main_thread() and handler is not signal.SIG_IGN
+    handler, term, hook = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM), sys.unraisablehook
+    ours = enabled and threading.current_thread() is threading.main_thread()
     if ours:
-        signal.signal(signal.SIGINT, on_sigint)
+        if handler is not signal.SIG_IGN:
+            signal.signal(signal.SIGINT, on_sigint)
+        if term is not signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, on_sigterm)
     sys.unraisablehook = unraisable
     try:
         yield
     finally:
         if ours:
             signal.signal(signal.SIGINT, handler)
+            signal.signal(signal.SIGTERM, term)
         if not seen.is_set():  # else kept to the interpreter's exit, when the half-built objects are collected
             sys.unraisablehook = hook
         INTERRUPTED.clear()
