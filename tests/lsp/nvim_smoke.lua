@@ -33,6 +33,13 @@ for _, action in ipairs(actions) do
 end
 if not fix then return fail("no quick fix") end
 
+-- what Neovim's code action menu does with an action without an edit: resolve it, then apply the edit
+if not fix.edit then
+  local resolved = vim.lsp.buf_request_sync(buf, "codeAction/resolve", fix, 10000)
+  fix = resolved and resolved[client_id] and resolved[client_id].result
+  if not fix or not fix.edit then return fail("the quick fix resolved to no edit: " .. vim.inspect(resolved)) end
+  log("resolved: edit for version %s", tostring(fix.edit.documentChanges and fix.edit.documentChanges[1].textDocument.version))
+end
 vim.lsp.util.apply_workspace_edit(fix.edit, "utf-16")
 log("after the fix: %s", vim.api.nvim_buf_get_lines(buf, d.lnum - 1, d.lnum, false)[1])
 if not vim.wait(20000, function() return ar310() == nil end, 20) then

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 import pytest_lsp
 from conftest import CONFIG
 from edit_model import ClientDocument
@@ -183,7 +182,7 @@ async def test_every_resolved_edit_replaces_the_text_it_was_computed_on(client, 
     editor = Editor(client, uri, TYPO)
     fix = await quick_fix(client, uri)
     (original,) = fix.data["edits"]
-    line, col, end_line, end_col, _ = original
+    line, col, _, end_col, _ = original
     meant = TYPO.split("\n")[line][col:end_col]
     landed = refused = 0
     for _ in range(12):

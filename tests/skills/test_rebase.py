@@ -74,6 +74,7 @@ def test_a_target_line_follows_lines_inserted_above_and_an_in_place_edit():
 
 
 def test_a_target_line_that_is_gone_is_not_guessed():
-    after = KERNEL.replace("    tile BM = 64\n", "    tile BM = 64\n    # a\n    # b\n").replace("    a = load", "    c = x")
+    after = KERNEL.replace("    tile BM = 64\n", "    tile BM = 64\n    # a\n    # b\n")
+    after = after.replace("    a = load", "    c = x")
     assert follow_line(KERNEL, KERNEL.replace("    tile BM = 64\n", ""), 1) is None
     assert follow_line(KERNEL, after, 2) is None  # replaced while lines were added around it

@@ -32,6 +32,7 @@ CODES: dict[str, CodeInfo] = {
     "AR006": CodeInfo("unknown top-level item", "error"),
     "AR007": CodeInfo("Python syntax error in a reference or inputs block", "error"),
     "AR008": CodeInfo("comparison mixed with a bitwise operator", "warning"),
+    "AR010": CodeInfo("file too large to check in the editor", "information"),
     # names
     "AR101": CodeInfo("undefined name", "error"),
     "AR102": CodeInfo("duplicate definition", "error"),

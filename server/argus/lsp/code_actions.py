@@ -129,8 +129,8 @@ async def fix_verifies(server: ArgusServer, state, snapshot: Snapshot, fix) -> b
         settings = server.settings_for(snapshot.uri)
         if len(memo) > 64 or any(version != snapshot.version for version, *_ in memo):
             memo.clear()
-        memo[key] = await asyncio.get_running_loop().run_in_executor(
-            server.verify_pool, server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms
+        memo[key] = await server.solver.quick(
+            server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms
         )
     return memo[key]
 

@@ -1,15 +1,24 @@
 """Diagnostics: checked on every edit, verified after a quiet moment, merged per document, published with the
 version they were computed for.
 
-Syntax and types are cheap (a few ms for a kernel), so they run as soon as the checking thread is free:
-edits that arrive while a check runs are coalesced into one more check of the latest text. The verifier is
-expensive, so it waits until `debounceMs` have passed since the latest edit with no newer one (none after open
-and save): the time the check of that edit took counts as part of the wait. It runs in two parts: the kernel
-as written (its declared tile constants) first, published as soon as it is done; then, when a kernel has
-`tune` lists, their other values, merged in and published again for the same version (so a version with tune
-lists gets three publications: types, the declared verdicts, all verdicts). Each stage's result carries its
-version; a result for a superseded version is never published, and a publication merges only the stages
-computed for the document's current version.
+Syntax and types are cheap (a few ms for a kernel; an unchanged item is not even re-parsed), so they run as
+soon as a checking thread is free: edits that arrive while a check runs are coalesced into one more check of
+the latest text. The verifier is expensive, so it waits until `debounceMs` have passed since the latest edit
+with no newer one (none after open and save): the time the check of that edit took counts as part of the
+wait. It runs in two parts: the kernel as written (its declared tile constants) first, published as soon as it
+is done; then, when a kernel has `tune` lists, their other values, merged in and published again for the same
+version (so a version with tune lists gets three publications: types, the declared verdicts, all verdicts).
+
+A verification runs on the solver thread (argus.lsp.solver_thread): given up as soon as its version is not
+the latest, and making way between kernels for another document's, so a long file does not hold up a short
+one. Until the new version's verdicts arrive, the previous version's are published moved with the edit: a
+verdict whose lines the edit left alone stays where those lines went, one on an edited line goes (so
+invariant diagnostics do not blink off at every keystroke). The verifier's layouts (hover, inlay hints) move
+the same way, and are rendered on the solver thread once a version's verdicts are out, so a hover finds them
+ready.
+
+A file larger than `check.maxFileKiB` is not checked here (AR010, once, at its first line): checking it would
+hold a thread for minutes and its memory for as long as it is open; `argus check` checks it.
 """
 
 from __future__ import annotations
@@ -32,14 +41,32 @@ logger = logging.getLogger(__name__)
 
 TYPES, INVARIANTS, GATE = "types", "invariants", "gate"
 STAGES = (TYPES, INVARIANTS, GATE)
+CARRIED = (INVARIANTS,)  # stages whose verdicts move with an edit until the new version's arrive
+SNAPSHOT_WAIT_S = 1.0  # how long a read-only request waits for the check of the version it was asked about
 
 
-def check_text(text: str) -> Any:
+def check_text(text: str, max_chars: int) -> Any:
     """argus.dsl.check.check_source, imported in the checking thread (the first call pays for the import,
-    which warm_up does right after the initialize answer)."""
+    which warm_up does right after the initialize answer); a text over `max_chars` gets AR010 instead."""
     from argus.dsl.check import check_source
 
-    return check_source(text)
+    if len(text) <= max_chars:
+        return check_source(text)
+    from argus.dsl.diagnostics import make
+    from argus.dsl.spans import Span
+
+    empty = check_source("")
+    size = f"{len(text) / 1024 / 1024:.1f} MB" if len(text) >= 1024 * 1024 else f"{len(text) / 1024:.0f} KiB"
+    message = (
+        f"not checked in the editor: the file is {size}, over argus.check.maxFileKiB ({max_chars // 1024} KiB); "
+        "`argus check` checks it"
+    )
+    empty.diagnostics.append(make("AR010", Span(0, 0, 0, 0), message))
+    return empty
+
+
+def too_large(check: Any) -> bool:
+    return any(d.code == "AR010" for d in check.diagnostics)
 
 
 def warm_up_checker() -> None:
@@ -57,6 +84,15 @@ def load_verifier() -> Any:
             raise
         return None
     return verify if hasattr(verify, "verify_check") else None
+
+
+def render_layouts(layouts: list[Any]) -> None:
+    """Render each layout's text (z3 terms: on the solver thread), giving way at a checkpoint after each."""
+    from argus.verify.checkpoint import checkpoint
+
+    for layout in layouts:
+        checkpoint("obligation")
+        layout.text  # noqa: B018 (rendering is the point)
 
 
 class DiagnosticsScheduler:
@@ -81,11 +117,11 @@ class DiagnosticsScheduler:
         self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     def settings_changed(self) -> None:
-        """Re-verify every open document under the new settings (time budget, verifier on or off)."""
+        """Check and verify every open document again under the new settings (time budget, verifier on or
+        off, size limit)."""
         for state in self.server.documents:
-            if (snapshot := state.current_snapshot()) is not None:
-                state.results.pop(INVARIANTS, None)
-                self._schedule_verify(state, snapshot, delay=0.0)
+            state.results.pop(INVARIANTS, None)
+            self._schedule_check(state, urgent=True)
 
     def warm_up(self) -> None:
         """Load the language core (and the verifier, when it is on) in their threads while the editor finishes
@@ -104,14 +140,23 @@ class DiagnosticsScheduler:
         if task is not None and not task.done() and state.current_snapshot() is None:
             # on a time-out, answer from the previous version rather than not at all
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), timeout=2.0)
+                await asyncio.wait_for(asyncio.shield(task), timeout=SNAPSHOT_WAIT_S)
         return state.snapshot
 
     def layouts_for(self, snapshot: Snapshot) -> list[Any]:
+        """The verifier's layouts for `snapshot`: its own, or those of the latest verified version moved onto
+        its text (the ones on lines the edits since left alone)."""
         state = self.server.documents.get(snapshot.uri)
-        if state is None or state.layouts[0] != snapshot.version:
+        if state is None:
             return []
-        return state.layouts[1]
+        version, layouts = state.layouts
+        if version == snapshot.version or not layouts:
+            return layouts if version == snapshot.version else []
+        key = ("layouts", version, snapshot.version)
+        if key not in state.carried:
+            base = state.text_of(version)
+            state.carried = {key: moved_layouts(layouts, base, snapshot.text) if base is not None else []}
+        return state.carried[key]
 
     # ---- checking -----------------------------------------------------------------------------------
     def _schedule_check(self, state: DocumentState, urgent: bool) -> None:
@@ -124,8 +169,9 @@ class DiagnosticsScheduler:
         loop = asyncio.get_running_loop()
         while True:
             version, text = state.version, state.text
+            max_chars = self.server.settings_for(state.uri).max_file_kib * 1024
             try:
-                check = await loop.run_in_executor(self.server.check_pool, check_text, text)
+                check = await loop.run_in_executor(self.server.check_pool, check_text, text, max_chars)
             except Exception:
                 logger.exception("check of %s (version %s) failed", state.uri, version)
                 return
@@ -138,11 +184,14 @@ class DiagnosticsScheduler:
             state.snapshot = snapshot
             diagnostics = [convert.diagnostic(d, state.uri, positions) for d in check.diagnostics]
             state.results[TYPES] = SourceResult(version, diagnostics, list(check.diagnostics))
+            if too_large(check):
+                state.results.pop(INVARIANTS, None)
             self.publish(state)
             urgent, state.urgent = state.urgent, False
             quiet = time.monotonic() - state.changed_at
             delay = 0.0 if urgent else max(0.0, self.server.settings_for(state.uri).debounce_ms / 1000 - quiet)
-            self._schedule_verify(state, snapshot, delay)
+            if not too_large(check):
+                self._schedule_verify(state, snapshot, delay)
             return
 
     # ---- verifying ----------------------------------------------------------------------------------
@@ -162,6 +211,7 @@ class DiagnosticsScheduler:
             state.verify_task.cancel()
         settings = self.server.settings_for(state.uri)
         if not settings.verify_enabled or snapshot.check.module is None:
+            state.results.pop(INVARIANTS, None)
             return
         state.verify_task = asyncio.create_task(self._verify(state, snapshot, delay, settings.verify_timeout_ms))
 
@@ -176,28 +226,26 @@ class DiagnosticsScheduler:
             return  # no verifier, or superseded: a newer version has its own verification coming
         self._publish_invariants(state, snapshot, declared)
         verifier = self.verifier()
-        if not hasattr(verifier, "has_tune_values") or not verifier.has_tune_values(snapshot.check):
-            return
-        tune = await self._run_verifier(state, snapshot, timeout_ms, "tune")
-        if tune is None or state.closed or state.version != snapshot.version:
-            return
-        self._publish_invariants(state, snapshot, verifier.merge_results(declared, tune))
+        if hasattr(verifier, "has_tune_values") and verifier.has_tune_values(snapshot.check):
+            tune = await self._run_verifier(state, snapshot, timeout_ms, "tune")
+            if tune is None or state.closed or state.version != snapshot.version:
+                return
+            self._publish_invariants(state, snapshot, verifier.merge_results(declared, tune))
+        layouts = list(getattr(declared, "layouts", []) or [])
+        await self.server.solver.verify(state.uri, lambda: render_layouts(layouts), stale(state, snapshot))
 
     async def _run_verifier(self, state: DocumentState, snapshot: Snapshot, timeout_ms: int, part: str) -> Any:
-        """One part of the verification ("declared" or "tune") in the verifying thread; None when there is no
-        verifier, when it failed (logged), or when the version was superseded before the thread got to it."""
-        loop = asyncio.get_running_loop()
+        """One part of the verification ("declared" or "tune") on the solver thread; None when there is no
+        verifier, when it failed (logged), or when the version was superseded before or while it ran."""
 
         def run() -> Any:
-            if state.closed or state.version != snapshot.version:
-                return None  # superseded while queued: do not spend the thread on it
-            verifier = self.verifier()  # imported in the verifying thread, never on the event loop
+            verifier = self.verifier()  # imported on the solver thread, never on the event loop
             if verifier is None:
                 return None
             return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache, part=part)
 
         try:
-            return await loop.run_in_executor(self.server.verify_pool, run)
+            return await self.server.solver.verify(state.uri, run, stale(state, snapshot))
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -212,7 +260,7 @@ class DiagnosticsScheduler:
 
     def fix_removes(self, text: str, fix: Any, timeout_ms: int) -> bool:
         """Whether the verifier, run on the text with the fix applied, no longer reports the fixed diagnostic
-        (same code on the same line) and the text still checks. Runs in the verifying thread."""
+        (same code on the same line) and the text still checks. Runs on the solver thread."""
         from argus.dsl.check import check_source
         from argus.lsp.tuning_skills import apply_edits
 
@@ -229,14 +277,78 @@ class DiagnosticsScheduler:
         )
 
     # ---- publishing ---------------------------------------------------------------------------------
-    def publish(self, state: DocumentState) -> None:
-        if state.closed:
-            return
+    def current(self, state: DocumentState) -> list[types.Diagnostic]:
+        """The diagnostics of the current version: each stage's own, or a carried stage's previous verdicts
+        moved with the edits."""
         merged: list[types.Diagnostic] = []
         for stage in STAGES:
             result = state.results.get(stage)
-            if result is not None and result.version == state.version:
+            if result is None:
+                continue
+            if result.version == state.version:
                 merged.extend(result.diagnostics)
+            elif stage in CARRIED:
+                merged.extend(self._carried(state, stage, result))
+        return merged
+
+    def _carried(self, state: DocumentState, stage: str, result: SourceResult) -> list[types.Diagnostic]:
+        key = (stage, result.version, state.version)
+        if key not in state.carried:
+            base = state.text_of(result.version)
+            moved = moved_diagnostics(result.raw, base, state.text) if base is not None else []
+            positions = self.server.positions(state.text)
+            state.carried = {
+                **{k: v for k, v in state.carried.items() if k[0] != stage},
+                key: [convert.diagnostic(d, state.uri, positions) for d in moved],
+            }
+        return state.carried[key]
+
+    def publish(self, state: DocumentState) -> None:
+        if state.closed:
+            return
         self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=state.uri, diagnostics=merged, version=state.version)
+            types.PublishDiagnosticsParams(uri=state.uri, diagnostics=self.current(state), version=state.version)
         )
+
+
+def stale(state: DocumentState, snapshot: Snapshot):
+    return lambda: state.closed or state.version != snapshot.version
+
+
+def moved_diagnostics(diagnostics: list[Any], base: str, text: str) -> list[Any]:
+    """The Argus diagnostics of `base` whose lines are unchanged in `text`, moved to where those lines are;
+    related information on changed lines is dropped, a diagnostic on a changed line goes."""
+    from argus.dsl.diagnostics import Position, Range
+    from argus.dsl.spans import Span
+    from argus.skills.rebase import move_span, untouched_lines
+
+    where = untouched_lines(base, text)
+
+    def move(r: Range) -> Range | None:
+        span = move_span(Span(r.start.line, r.start.character, r.end.line, r.end.character), where)
+        if span is None:
+            return None
+        return Range(
+            start=Position(line=span.line, character=span.col), end=Position(line=span.end_line, character=span.end_col)
+        )
+
+    moved = []
+    for d in diagnostics:
+        at = move(d.range)
+        if at is None:
+            continue
+        related = [r.model_copy(update={"range": to}) for r in d.related if (to := move(r.range)) is not None]
+        moved.append(d.model_copy(update={"range": at, "related": related}))
+    return moved
+
+
+def moved_layouts(layouts: list[Any], base: str, text: str) -> list[Any]:
+    from argus.skills.rebase import move_span, untouched_lines
+
+    where = untouched_lines(base, text)
+    moved = []
+    for layout in layouts:
+        span = move_span(layout.span, where)
+        if span is not None:
+            moved.append(layout.moved(span))
+    return moved

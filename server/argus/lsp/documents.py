@@ -91,6 +91,7 @@ class DocumentState:
     verify_task: asyncio.Task | None = None
     closed: bool = False
     verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
+    carried: dict = field(default_factory=dict)  # (stage, from version, to version) -> moved verdicts or layouts
 
     def __post_init__(self) -> None:
         self.history.add(self.version, self.text)

@@ -10,6 +10,7 @@ from lsprotocol import types
 
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
 from argus.lsp import lookup
+from argus.lsp.diagnostics import render_layouts
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
     from argus.lsp.documents import Snapshot
     from argus.lsp.server import ArgusServer
 
-# How long a hover waits for the verifier's thread to render a layout before answering without it.
-LAYOUT_WAIT_S = 1.5
+# How long a hover waits for the solver thread to render a layout not rendered yet before answering without it.
+LAYOUT_WAIT_S = 0.3
 
 TILE_TYPE = re.compile(r"^(?P<dtype>\w+)\[(?P<dims>.*)\]$")
 
@@ -49,17 +50,19 @@ def register(server: ArgusServer) -> None:
 
 
 async def hover_with_layouts(server: ArgusServer, snapshot: Snapshot, line: int, col: int) -> str | None:
-    """Layouts are z3 terms rendered on first use, and z3's context is not thread-safe: a layout rendered here
-    while the verifier's thread builds terms corrupts both. So the hover is written in the verifier's thread;
-    when that thread stays busy, the answer comes without the layout rather than late."""
+    """Layouts are z3 terms, rendered on the solver thread (z3's context is not thread-safe), usually ahead of
+    time once a version's verdicts are out. The hover uses a layout already rendered; one that is not yet is
+    rendered as quick work on that thread, waited for briefly: the answer comes without it rather than late."""
     layouts = server.diagnostics.layouts_for(snapshot)
-    if not layouts:
-        return hover_text(snapshot, line, col, [])
-    future = asyncio.get_running_loop().run_in_executor(server.verify_pool, hover_text, snapshot, line, col, layouts)
+    symbol = lookup.symbol_at(snapshot.check, line, col) if layouts else None
+    wanted = layouts_of(symbol, layouts) if symbol is not None else []
+    if all(layout.rendered is not None for layout in wanted):
+        return hover_text(snapshot, line, col, layouts)
     try:
-        return await asyncio.wait_for(asyncio.shield(future), LAYOUT_WAIT_S)
+        await asyncio.wait_for(server.solver.quick(render_layouts, wanted), LAYOUT_WAIT_S)
     except TimeoutError:
         return hover_text(snapshot, line, col, [])
+    return hover_text(snapshot, line, col, layouts)
 
 
 def hover_text(snapshot: Snapshot, line: int, col: int, layouts: list) -> str | None:
@@ -108,7 +111,8 @@ def describe_symbol(snapshot: Snapshot, symbol: SymbolUse, layouts: list) -> str
         dims = [d.strip() for d in match.group("dims").split(",")]
         parts.append(f"dtype `{match.group('dtype')}` · shape `[{', '.join(dims)}]`" + resolved(dims, kernel_ir))
     for layout in layouts_of(symbol, layouts):
-        parts.append(f"layout and tags:\n```\n{layout.text}\n```")
+        if layout.rendered is not None:  # never render here: only the solver thread may touch z3 terms
+            parts.append(f"layout and tags:\n```\n{layout.rendered}\n```")
     return "\n\n".join(parts)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from argus.lsp.diagnostics import render_layouts
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
@@ -22,9 +23,9 @@ if TYPE_CHECKING:
     from argus.lsp.documents import Snapshot
     from argus.lsp.server import ArgusServer
 
-# How long an answer waits for the verifier's thread to render layouts before answering without them (layouts
-# are z3 terms, which only that thread may touch: argus.lsp.hover says why).
-LAYOUT_WAIT_S = 1.0
+# How long an answer waits for the solver thread to render layouts not rendered yet before answering without
+# them (layouts are z3 terms, which only that thread may touch: argus.lsp.hover says why).
+LAYOUT_WAIT_S = 0.3
 # How long, at most, the server watches for a version's layouts to arrive before it gives up on a refresh.
 REFRESH_WATCH_S = 30.0
 REFRESH_POLL_S = 0.05
@@ -51,17 +52,17 @@ def register(server: ArgusServer) -> None:
 
 
 async def hints_with_layouts(server: ArgusServer, snapshot: Snapshot, within: Span, layouts: list) -> list[InlayHint]:
+    """Hints with the layouts of the requested lines: those not rendered yet are rendered as quick work on the
+    solver thread (z3 terms: argus.lsp.hover says why), waited for briefly; the answer comes without the ones
+    that are still not ready."""
     from argus.dsl.inlay_hints import inlay_hints  # the language core loads after the initialize answer
 
-    if not layouts:
-        return inlay_hints(snapshot.check, within)
-    future = asyncio.get_running_loop().run_in_executor(
-        server.verify_pool, inlay_hints, snapshot.check, within, layouts
-    )
-    try:
-        return await asyncio.wait_for(asyncio.shield(future), LAYOUT_WAIT_S)
-    except TimeoutError:
-        return inlay_hints(snapshot.check, within)
+    wanted = [layout for layout in layouts if within.line <= layout.span.line <= within.end_line]
+    pending = [layout for layout in wanted if layout.rendered is None]
+    if pending:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.solver.quick(render_layouts, pending), LAYOUT_WAIT_S)
+    return inlay_hints(snapshot.check, within, [layout for layout in wanted if layout.rendered is not None])
 
 
 def lsp_hint(snapshot: Snapshot, hint: InlayHint) -> types.InlayHint:

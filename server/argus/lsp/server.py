@@ -17,6 +17,7 @@ from argus.lsp.documents import DocumentStore
 from argus.lsp.guard import guarded
 from argus.lsp.lifecycle import Lifecycle
 from argus.lsp.protocol import ArgusProtocol, strict_converter
+from argus.lsp.solver_thread import SolverThread
 from argus.skills.provider import ProviderRegistry
 
 logger = logging.getLogger(__name__)
@@ -39,9 +40,11 @@ class ArgusServer(LanguageServer):
         self.initial_settings = config.Settings()
         self.global_settings = config.Settings()
         self.folder_settings: dict[str, config.Settings] = {}
-        # One thread each: checks run in order, and a long verification never delays the next check.
-        self.check_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-check")
-        self.verify_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-verify")
+        # Two checking threads (each document is checked by one at a time, so a long file cannot hold up a
+        # short one's squiggles); the one solver thread for everything z3 does (argus.lsp.solver_thread).
+        self.check_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
+        self.solver = SolverThread()
+        self.verify_pool = self.solver.executor
         self.diagnostics = DiagnosticsScheduler(self)
         self.skills = ProviderRegistry()
         self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started

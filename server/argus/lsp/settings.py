@@ -6,7 +6,8 @@ On the wire the keys are camelCase under the section `argus`:
      "verify": {"enabled": true, "timeoutMs": 1000},
      "gate": {"device": "auto", "onSave": false, "timeoutS": 300},
      "refine": {"planner": "search", "budget": 8, "device": "", "model": "", "host": ""},
-     "inlayHints": {"enable": true}}
+     "inlayHints": {"enable": true},
+     "check": {"maxFileKiB": 2048}}
 
 A missing or malformed value keeps its default (and is logged), so a typo in a user's settings never stops
 the server.
@@ -39,6 +40,7 @@ class Settings:
     refine_model: str = ""  # llm: the ollama model; empty: the planner's default
     refine_host: str = ""  # llm: the ollama server; empty: $OLLAMA_HOST, else localhost:11434
     inlay_hints_enable: bool = True  # tile shapes and layouts written into the text (argus.lsp.inlay_hints)
+    max_file_kib: int = 2048  # a larger file gets AR010 instead of a check (argus.lsp.diagnostics)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -53,6 +55,7 @@ class Settings:
                 "host": self.refine_host,
             },
             "inlayHints": {"enable": self.inlay_hints_enable},
+            "check": {"maxFileKiB": self.max_file_kib},
         }
 
 
@@ -79,6 +82,10 @@ _WIRE: dict[tuple[str, ...], tuple[str, Any]] = {
     ("refine", "model"): ("refine_model", lambda v: isinstance(v, str)),
     ("refine", "host"): ("refine_host", lambda v: isinstance(v, str)),
     ("inlayHints", "enable"): ("inlay_hints_enable", lambda v: isinstance(v, bool)),
+    ("check", "maxFileKiB"): (
+        "max_file_kib",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 1_048_576,
+    ),
 }
 assert {f for f, _ in _WIRE.values()} == {f.name for f in fields(Settings)}
 

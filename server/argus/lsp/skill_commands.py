@@ -10,7 +10,6 @@ the edited kernel through argus.lsp.gate, whose progress, diagnostics and code l
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -78,14 +77,13 @@ async def apply_and_gate(server: ArgusServer, target: SkillTarget) -> dict[str, 
     card = library_card(server, target.skill)
     if card is None:
         return refuse(server, f"the skill {target.skill} was not applied: the skill library has no such card")
-    loop = asyncio.get_running_loop()
     for _ in range(3):  # a plan made while the user typed is made again on the newest text
         version, text = state.version, state.text
         line = target_line(state, target)
         if isinstance(line, str):
             return refuse(server, f"the skill {target.skill} was not applied: {line}. Nothing was changed.")
-        # the verifier thread: plan() verifies the result with z3, which must not run in two threads at once
-        outcome, kernel = await loop.run_in_executor(server.verify_pool, plan, text, card, target, line)
+        # the solver thread: plan() verifies the result with z3, which must not run in two threads at once
+        outcome, kernel = await server.solver.quick(plan, text, card, target, line)
         if state.version == version:
             break
     else:

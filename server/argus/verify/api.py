@@ -17,6 +17,7 @@ from argus.dsl.check import CheckResult
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.verify.cache import VerifyCache, kernel_key
+from argus.verify.checkpoint import checkpoint
 from argus.verify.kernel import (
     KernelReport,
     ValueLayout,
@@ -53,6 +54,7 @@ def verify_check(
     for name, kernel in check.analysis.kernels.items():
         if has_errors(check, kernel):
             continue
+        checkpoint("kernel")
         report = verify_cached(kernel, kernels.get(name), timeout_ms, cache, part)
         result.diagnostics.extend(report.diagnostics)
         result.layouts.extend(report.layouts)
@@ -130,6 +132,7 @@ def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int
         for value in constant.tune:
             if value == constant.value:
                 continue
+            checkpoint("kernel")
             variant = variant_ir(source, {name: value})
             if variant is None:
                 continue

@@ -12,6 +12,7 @@ import z3
 from argus.dsl import ir
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
+from argus.verify.checkpoint import checkpoint
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
 from argus.verify.hints import hint_for
@@ -35,6 +36,11 @@ class ValueLayout:
         self.name = name
         self._text = text
         self._render = render
+
+    @property
+    def rendered(self) -> str | None:
+        """The text if it was rendered already, else None: what a thread other than the verifier's may read."""
+        return self._text
 
     @property
     def text(self) -> str:
@@ -130,6 +136,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
     report.layouts = layouts
     programs = program_lines(kernel)
     for obligation in obligations:
+        checkpoint("obligation")
         report.stats.obligations += 1
         try:
             verdict = prover.decide(obligation)
