@@ -21,6 +21,8 @@ export interface ArgusSettings {
   /** argus.refine: planner, gate runs, device ("" = gate.device), and the LLM planner's model and host. */
   refine: { planner: RefinePlanner; budget: number; device: GateDevice | ""; model: string; host: string };
   inlayHints: { enable: boolean };
+  /** Files larger than this many KiB are not checked while edited (AR010). */
+  check: { maxFileKiB: number };
 }
 
 export const DEFAULTS: ArgusSettings = {
@@ -30,6 +32,7 @@ export const DEFAULTS: ArgusSettings = {
   gate: { device: "auto", onSave: false, timeoutS: 300 },
   refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
   inlayHints: { enable: true },
+  check: { maxFileKiB: 2048 },
 };
 
 /** Reads one key below `argus.` (e.g. "gate.device"); undefined when unset. */
@@ -78,6 +81,7 @@ export function readSettings(get: SettingGetter, problems: string[] = []): Argus
       host: pick("refine.host", DEFAULTS.refine.host, isString),
     },
     inlayHints: { enable: pick("inlayHints.enable", DEFAULTS.inlayHints.enable, isBool) },
+    check: { maxFileKiB: pick("check.maxFileKiB", DEFAULTS.check.maxFileKiB, intIn(1, 1_048_576)) },
   };
 }
 
@@ -89,6 +93,7 @@ export function initializationOptions(settings: ArgusSettings): Record<string, u
     gate: { ...settings.gate },
     refine: { ...settings.refine },
     inlayHints: { ...settings.inlayHints },
+    check: { ...settings.check },
   };
 }
 

@@ -47,6 +47,7 @@ describe("initializationOptions", () => {
       gate: { device: "cuda", onSave: false, timeoutS: 300 },
       refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
       inlayHints: { enable: true },
+      check: { maxFileKiB: 2048 },
     });
   });
 });
