@@ -306,6 +306,10 @@ class DiagnosticsScheduler:
     def publish(self, state: DocumentState) -> None:
         if state.closed:
             return
+        state.publications += 1
+        if state.pulled:  # the client pulls this document (argus.lsp.pull_diagnostics): tell it to pull again
+            self.server.refresher.published(state)
+            return
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=state.uri, diagnostics=self.current(state), version=state.version)
         )

@@ -92,6 +92,8 @@ class DocumentState:
     closed: bool = False
     verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
     carried: dict = field(default_factory=dict)  # (stage, from version, to version) -> moved verdicts or layouts
+    publications: int = 0  # how many times its diagnostics changed: the resultId of a pull (lsp/pull_diagnostics)
+    pulled: bool = False  # the client pulls this document's diagnostics: refresh it instead of pushing
 
     def __post_init__(self) -> None:
         self.history.add(self.version, self.text)

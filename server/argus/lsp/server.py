@@ -17,6 +17,7 @@ from argus.lsp.documents import DocumentStore
 from argus.lsp.guard import guarded
 from argus.lsp.lifecycle import Lifecycle
 from argus.lsp.protocol import ArgusProtocol, strict_converter
+from argus.lsp.pull_diagnostics import Refresher
 from argus.lsp.solver_thread import SolverThread
 from argus.skills.provider import ProviderRegistry
 
@@ -46,6 +47,7 @@ class ArgusServer(LanguageServer):
         self.solver = SolverThread()
         self.verify_pool = self.solver.executor
         self.diagnostics = DiagnosticsScheduler(self)
+        self.refresher = Refresher(self)
         self.skills = ProviderRegistry()
         self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started
         self.on_first_code_action = None  # set by argus.lsp.code_actions
@@ -185,6 +187,7 @@ def create_server() -> ArgusServer:
         hover,
         inlay_hints,
         navigation,
+        pull_diagnostics,
         refine,
         semantic_tokens,
         skill_commands,
@@ -203,6 +206,7 @@ def create_server() -> ArgusServer:
         refine,
         document_text,
         inlay_hints,
+        pull_diagnostics,
     )
     for feature in features:
         feature.register(server)
