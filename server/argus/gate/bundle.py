@@ -48,7 +48,8 @@ def select_kernels(check: CheckResult, kernel: str | None) -> list[str]:
 def checked(source: str) -> CheckResult:
     check = check_source(source)
     if check.has_errors:
-        found = [d for d in check.diagnostics if d.severity.value == "error"]
+        # syntax first: the other errors of a file that does not parse are often its consequences
+        found = sorted((d for d in check.diagnostics if d.severity.value == "error"), key=lambda d: d.code[:3] != "AR0")
         errors = [GateError(code=d.code, message=d.message, line=d.line + 1) for d in found]
         first = found[0]
         message = f"the file does not check ({len(found)} errors; first, line {first.line + 1}: {first.message})"
