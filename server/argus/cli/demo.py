@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from argus.cli import read_source
+from argus.dsl.lines import split_lines
 
 DEMO_FILE = Path("examples") / "buggy" / "matmul_next_k.argus"
 WAIT_S = 60.0
@@ -283,17 +284,15 @@ class Demo:
     def print_diagnostic(self, d) -> None:
         severity = {1: "error", 2: "warning", 3: "information", 4: "hint"}.get(int(d.severity or 1), "error")
         start = d.range.start
-        head, _, witness = d.message.partition(": counterexample: ")
+        head, *parts = d.message.split("\n")  # the counterexample reads one part a line under the first
         print(f"{where(self.path, start.line, start.character)}: {severity}[{d.code}] ({d.source}): {head}")
-        print(f"    {self.text.splitlines()[start.line].strip()}")
+        print(f"    {split_lines(self.text)[start.line].strip()}")
+        for part in parts:
+            print(f"  {part.strip()}")
         record = (d.data or {}).get("argus", {}).get("counterexample") if isinstance(d.data, dict) else None
         if record:
-            print("  counterexample (the record in the diagnostic's data):")
-            for key in ("kind", "program", "iteration", "element", "sizes", "values"):
-                if record.get(key):
-                    print(f"    {key:9} {format_record(record[key])}")
-        elif witness:
-            print(f"  counterexample: {witness}")
+            fields = ", ".join(key for key in record if record.get(key))
+            print(f"  (and as a record for agents, in the diagnostic's data.argus.counterexample: {fields})")
         for related in d.related_information or []:
             r = related.location.range.start
             print(f"  related: {where(self.path, r.line, r.character)}: {related.message}")
@@ -344,7 +343,8 @@ class Demo:
                 )
             elif stage == "correct" and facts:
                 note = (
-                    f"{facts['trials']} trials at {facts['sizes'][0]}, max abs err {facts['max_abs_error']:.2e}, "
+                    f"{facts['trials']} trials at {format_record(facts['sizes'][0])}, "
+                    f"max abs err {facts['max_abs_error']:.2e}, "
                     f"max rel err {facts['max_rel_error']:.2e}"
                     + (" (Triton interpreter)" if facts.get("interpreter") else "")
                 )
