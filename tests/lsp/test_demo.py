@@ -13,7 +13,9 @@ def test_the_demo_finds_the_bug_fixes_it_and_passes_the_gate():
     out = run.stdout
     assert run.returncode == 0, out + run.stderr
     assert "error[AR310] (argus.verify): dot contraction mismatch" in out
-    assert "values    a's K index=0, b's K index=64" in out
+    assert "\n  values: a's K index = 0, b's K index = 64\n" in out  # the counterexample, one part a line
+    assert out.count("b's K index") == 1  # once: the record in the data is named, not printed again
+    assert "trials at M=96, N=80, K=128" in out
     assert "✓ quick fix Load `b` at `a`'s K index: `rk + BK` → `rk`" in out
     assert "✗ skill     Retune BK = 64 → 128\n      disabled: BK = 128 with 3 stages needs 288 KiB" in out
     assert "+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)" in out
