@@ -2,9 +2,10 @@
 // included with the precondition that failed (VS Code's own menu shows those greyed out, without the reason).
 
 import * as vscode from "vscode";
-import { CodeActionRequest, CodeActionTriggerKind, type CodeAction } from "vscode-languageclient/node";
+import { CodeActionRequest, CodeActionResolveRequest, CodeActionTriggerKind, type CodeAction } from "vscode-languageclient/node";
 
 import type { ArgusClient } from "./client";
+import { editOrigin, staleEditReason } from "./editGuard";
 import { SKILL_KIND } from "./protocol";
 import { skillItems, type SkillItem } from "./skillItems";
 
@@ -34,10 +35,24 @@ export async function showSkills(argus: ArgusClient, editor: vscode.TextEditor):
   if (picked === undefined) {
     return;
   }
-  const action = actions[picked.index];
+  let action = actions[picked.index];
   if (!picked.applicable) {
     void vscode.window.showInformationMessage(`${action.title}: ${action.disabled?.reason ?? "does not apply here"}`);
     return;
+  }
+  if (action.edit === undefined && action.command === undefined) {
+    // the server makes the edit when the action is picked, on the text as it is now (argus.lsp.code_actions)
+    const resolving = client.sendRequest(CodeActionResolveRequest.type, action);
+    action = (await argus.guard(client, CodeActionResolveRequest.method, resolving)) ?? action;
+    const origin = editOrigin(action.data);
+    const reason = origin && staleEditReason(origin, editor.document.version);
+    if (action.edit === undefined) {
+      return; // the server refused it and said why (the lines it edits changed)
+    }
+    if (reason !== undefined) {
+      void vscode.window.showWarningMessage(`${action.title}: not applied, ${reason}. Nothing was changed.`);
+      return;
+    }
   }
   if (action.edit !== undefined) {
     const edit = await client.protocol2CodeConverter.asWorkspaceEdit(action.edit);
