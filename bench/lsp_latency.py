@@ -15,6 +15,12 @@ verifier's cache cannot answer from an earlier edit.
   pylsp: python-lsp-server with only pyflakes, the same edits to a Python file of as many lines. Its lint is
       debounced by 500 ms in pylsp itself (LINT_DEBOUNCE_S), which dominates its figure.
 
+  (c) read-only requests while the verifier works: the (b) edits, one every 200 ms, and between them a hover
+      and a completion every 25 ms at random places of the file; each request timed from sent to answered.
+  (d) keystroke to squiggle on a 1,000-line file of 58 small kernels (the file bench/vscode_latency.js types
+      into): one character that makes an unknown name (`mask=mask` to `mask=maskx` in the middle kernel), then
+      the character deleted; didChange to the first publication of that version (with its AR101, or without).
+
 Start-up: process start to the initialize answer, median of --startups runs, for `argus serve` and for the
 server module started directly (the difference is what the CLI imports before it dispatches). Memory: VmRSS of
 the server process after its run. Exits 2 when python-lsp-server is missing and --no-pylsp is not given.
@@ -27,6 +33,7 @@ import asyncio
 import importlib.util
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -177,6 +184,104 @@ async def latencies(
     return [[1000 * times[k] for times in found] for k in range(len(nths))]
 
 
+async def readonly_while_verifying(session: Session, text: str, edits: int) -> tuple[list[float], list[float]]:
+    """Hover and completion latencies (ms) while each edit's verification runs (section (c))."""
+    uri = ATTENTION.as_uri()
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="argus", version=1, text=text))
+    )
+    await session.publication(uri, 1, 2)
+    lines = text.split("\n")
+    line = next(i for i, t in enumerate(lines) if LITERAL in t)
+    column = lines[line].index(LITERAL)
+    span = types.Range(types.Position(line, column), types.Position(line, column + len(LITERAL)))
+    places = [(n, c) for n, t in enumerate(lines) for c in range(0, len(t), 7) if t.strip() and not t.startswith("#")]
+    rng = random.Random(0)
+    document = types.TextDocumentIdentifier(uri)
+    hovers: list[float] = []
+    completions: list[float] = []
+    for i in range(edits):
+        literal = f"{float(LITERAL) + (i + 1) * 1e-6:.16f}"
+        change = types.TextDocumentContentChangePartial(range=span, text=literal)
+        session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=i + 2, uri=uri), [change])
+        )
+        until = time.perf_counter() + 0.2
+        while time.perf_counter() < until:
+            position = types.Position(*rng.choice(places))
+            started = time.perf_counter()
+            await session.client.text_document_hover_async(types.HoverParams(document, position))
+            hovers.append(1000 * (time.perf_counter() - started))
+            started = time.perf_counter()
+            await session.client.text_document_completion_async(types.CompletionParams(document, position))
+            completions.append(1000 * (time.perf_counter() - started))
+            await asyncio.sleep(0.025)
+    return hovers, completions
+
+
+async def squiggle_latencies(session: Session, runs: int, pause: float) -> list[float]:
+    """Section (d): didChange to the first publication of that version, typing and deleting one character."""
+    text = long_file()
+    uri = (Path(os.environ.get("TMPDIR", "/tmp")) / "lsp_latency_1000.argus").as_uri()
+    session.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="argus", version=1, text=text))
+    )
+    await session.publication(uri, 1, 1)
+    lines = text.split("\n")
+    middle = [i for i, t in enumerate(lines) if "b = load(y[offs], mask=mask" in t]
+    line = middle[len(middle) // 2]
+    column = lines[line].index("mask=mask") + len("mask=mask")
+    found = []
+    version = 1
+    for i in range(2 * runs):
+        version += 1
+        at = types.Position(line, column)
+        typed = i % 2 == 0
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(at, at if typed else types.Position(line, column + 1)), text="x" if typed else ""
+        )
+        sent = time.perf_counter()
+        session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(types.VersionedTextDocumentIdentifier(version=version, uri=uri), [change])
+        )
+        found.append(1000 * ((await session.publication(uri, version, 1)) - sent))
+        await asyncio.sleep(pause)
+    return found
+
+
+def long_file() -> str:
+    """1,000 lines of 58 small kernels, as bench/vscode_latency.js generates them."""
+    ops = [("add", "a + b", "x + y"), ("sub", "a - b", "x - y"), ("mul", "a * b", "x * y")]
+    ops.append(("axpy", "a * 2.0 + b", "x * 2.0 + y"))
+    lines = ["# Generated by bench/lsp_latency.py: many small kernels, 1,000 lines, no diagnostics.", ""]
+    i = 0
+    while len(lines) + 17 <= 1000:
+        op, body, reference = ops[i % 4]
+        name = f"{op}_{i}"
+        lines += [
+            f"kernel {name}(x: f32[N], y: f32[N], z: out f32[N]):",
+            f"    tile BLOCK = {[512, 1024, 2048][i % 3]} tune [512, 1024, 2048, 4096]",
+            f"    policy num_warps = {[4, 8][i % 2]}",
+            "    grid (cdiv(N, BLOCK),)",
+            "    offs = program_id(0) * BLOCK + arange(BLOCK)",
+            "    mask = offs < N",
+            "    a = load(x[offs], mask=mask, other=0)",
+            "    b = load(y[offs], mask=mask, other=0)",
+            f"    store(z[offs], {body}, mask=mask)",
+            "",
+            f"reference {name}(x, y):",
+            f"    return {reference}",
+            "",
+            f"sizes {name}:",
+            f"    small: N = {1000 + i}",
+            "    large: N = 1_048_576",
+            "",
+        ]
+        i += 1
+    lines += ["# padding"] * (1000 - len(lines))
+    return "\n".join(lines) + "\n"
+
+
 def table_row(name: str, values: list[float], memory: float) -> dict:
     return {
         "name": name,
@@ -223,13 +328,36 @@ async def main(args: argparse.Namespace) -> int:
     pause = args.pause_ms / 1000
     load = os.getloadavg()  # the machine may be shared: say how busy it was
     off = {"argus": {"verify": {"enabled": False}}}
-    rows = await measure(["(a) argus: syntax and types"], argus, ATTENTION, text, off, [1], args.edits, pause)
+    rows: list[dict] = []
+    if "a" in args.sections:
+        rows += await measure(["(a) argus: syntax and types"], argus, ATTENTION, text, off, [1], args.edits, pause)
     for debounce, options in (("150 ms", None), ("0 ms", {"argus": {"debounceMs": 0}})):
+        if "b" not in args.sections:
+            break
         names = [
             f"(b) argus: + invariants of the kernel as written, debounce {debounce}",
             f"(b) argus: + its tune values' invariants too, debounce {debounce}",
         ]
         rows += await measure(names, argus, ATTENTION, text, options, [2, 3], args.edits, pause)
+    if "c" in args.sections:
+        session = Session(argus)
+        await session.start()
+        try:
+            hovers, completions = await readonly_while_verifying(session, text, max(args.edits // 4, 10))
+            memory = rss_mib(session.pid)
+        finally:
+            await session.stop()
+        rows.append(table_row("(c) argus: hover while the verifier works on each edit", hovers, memory))
+        rows.append(table_row("(c) argus: completion while the verifier works on each edit", completions, memory))
+    if "d" in args.sections:
+        session = Session(argus)
+        await session.start()
+        try:
+            squiggles = await squiggle_latencies(session, max(args.edits // 10, 10), 0.3)
+            memory = rss_mib(session.pid)
+        finally:
+            await session.stop()
+        rows.append(table_row("(d) argus: keystroke to squiggle, 1,000-line file of 58 kernels", squiggles, memory))
     if not args.no_pylsp:
         settings = {"pylsp": {"plugins": {name: {"enabled": name == "pyflakes"} for name in PYLSP_PLUGINS}}}
         session = Session(peer)
@@ -246,14 +374,14 @@ async def main(args: argparse.Namespace) -> int:
         f"Python {platform.python_version()}; {lines}-line files, {args.edits} edits, {args.pause_ms} ms apart; "
         f"load average {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
     )
-    print("| server | edits | p50 ms | p95 ms | max ms | RSS after MiB |")
+    print("| server | samples | p50 ms | p95 ms | max ms | RSS after MiB |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for row in rows:
         figures = f"{row['p50']:.1f} | {row['p95']:.1f} | {row['max']:.1f} | {row['rss']:.0f}"
         print(f"| {row['name']} | {row['n']} | {figures} |")
     if not args.no_pylsp:
         pylsp_row = rows[-1]
-        for row in rows[:-1]:
+        for row in [r for r in rows if r["name"][:3] in ("(a)", "(b)")][:3]:
             print(f"ratio p95 pylsp / {row['name'][:3]} ({row['name'][4:]}): {pylsp_row['p95'] / row['p95']:.1f}×")
     argus_start = await startup(argus, args.startups)
     alone = [sys.executable, "-c", "from argus.lsp.server import create_server; create_server().start_io()"]
@@ -290,4 +418,5 @@ if __name__ == "__main__":
     parser.add_argument("--pause-ms", type=int, default=30, help="quiet time after each publication")
     parser.add_argument("--startups", type=int, default=5)
     parser.add_argument("--no-pylsp", action="store_true", help="skip the python-lsp-server peer")
+    parser.add_argument("--sections", default="abcd", help="which of (a) to (d) to run, e.g. cd (default abcd)")
     raise SystemExit(asyncio.run(main(parser.parse_args())))
