@@ -3,6 +3,7 @@ changes a kernel, so comments and formatting outside the edited spans are kept b
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from argus.dsl import lines
@@ -10,12 +11,15 @@ from argus.dsl.spans import Span
 from argus.skills.provider import Edit
 
 
-def line_starts(text: str) -> list[int]:
-    """Each line's first offset, then the text's end: a position past the last line clamps to the end."""
-    return [*lines.line_starts(text), len(text)]
+@functools.lru_cache(maxsize=16)
+def line_starts(text: str) -> tuple[int, ...]:
+    """Each line's first offset, then the text's end: a position past the last line clamps to the end. Kept for
+    the last few texts: a skill's matcher reads hundreds of spans of one document (a str caches its hash, so a
+    hit costs no scan)."""
+    return (*lines.line_starts(text), len(text))
 
 
-def offset(starts: list[int], line: int, col: int) -> int:
+def offset(starts: tuple[int, ...], line: int, col: int) -> int:
     return starts[min(line, len(starts) - 1)] + col
 
 
