@@ -49,3 +49,14 @@ def test_a_cached_item_is_a_copy_that_no_caller_can_change():
     first.module.items[0].span = None
     first.diagnostics.clear()
     assert same(parser.parse(text), fresh(text))
+
+
+def test_the_cache_keeps_at_most_its_budget_of_item_text():
+    from argus.dsl.item_cache import ItemCache
+
+    cache = ItemCache(capacity=100, max_chars=1000)
+    item = parser.parse("kernel k():\n    grid (1,)\n").module.items[0]
+    for n in range(50):
+        cache.put("x" * 90 + str(n), 0, item, [])
+    assert len(cache) == 10  # ten 92-character texts fit in 1,000, the older ones went first
+    assert cache.get("x" * 90 + "49", 0) is not None and cache.get("x" * 90 + "0", 0) is None

@@ -54,12 +54,16 @@ def shifted_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
 
 
 class ItemCache:
-    """Least recently used items, at most `capacity`, keyed by their text (thread-safe: checks of different
-    documents may run at once)."""
+    """Least recently used items, keyed by their text, at most `capacity` of them and `max_chars` of their text
+    together (thread-safe: checks of different documents may run at once). A parsed item takes about 40 times
+    the memory of its text (an 1,100-character kernel: 49 KB), so the text bound is the one that holds: 1 M
+    characters of items is about 40 MB, the items of some 30,000 lines."""
 
-    def __init__(self, capacity: int = 4096) -> None:
+    def __init__(self, capacity: int = 4096, max_chars: int = 1_000_000) -> None:
         self.capacity = capacity
+        self.max_chars = max_chars
         self._items: OrderedDict[str, tuple[int, ast.Item, list[Diagnostic]]] = OrderedDict()
+        self._chars = 0
         self._lock = threading.Lock()
 
     def get(self, text: str, start: int) -> tuple[ast.Item, list[Diagnostic]] | None:
@@ -75,10 +79,13 @@ class ItemCache:
     def put(self, text: str, start: int, item: ast.Item, diagnostics: list[Diagnostic]) -> None:
         entry = (start, shifted(item, 0), [shifted_diagnostic(d, 0) for d in diagnostics])
         with self._lock:
+            if text not in self._items:
+                self._chars += len(text)
             self._items[text] = entry
             self._items.move_to_end(text)
-            while len(self._items) > self.capacity:
-                self._items.popitem(last=False)
+            while len(self._items) > 1 and (len(self._items) > self.capacity or self._chars > self.max_chars):
+                dropped, _ = self._items.popitem(last=False)
+                self._chars -= len(dropped)
 
     def __len__(self) -> int:
         return len(self._items)
