@@ -29,10 +29,11 @@ def register(server: ArgusServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
     @guarded(empty=lambda: types.CompletionList(is_incomplete=False, items=[]))
     async def completion(params: types.CompletionParams) -> types.CompletionList:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
-        if snapshot is None:
+        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        if found is None:
             return types.CompletionList(is_incomplete=False, items=[])
-        line, col = snapshot.positions.point(params.position)
+        snapshot, position = found
+        line, col = snapshot.positions.point(position)
         return types.CompletionList(is_incomplete=False, items=completions(snapshot, line, col))
 
     @server.feature(
@@ -41,10 +42,11 @@ def register(server: ArgusServer) -> None:
     )
     @guarded()
     async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
-        if snapshot is None:
+        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        if found is None:
             return None
-        line, col = snapshot.positions.point(params.position)
+        snapshot, position = found
+        line, col = snapshot.positions.point(position)
         return signature(snapshot.positions.lines, line, col)
 
 

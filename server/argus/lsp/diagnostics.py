@@ -143,6 +143,24 @@ class DiagnosticsScheduler:
                 await asyncio.wait_for(asyncio.shield(task), timeout=SNAPSHOT_WAIT_S)
         return state.snapshot
 
+    async def snapshot_at(self, uri: str, position: types.Position) -> tuple[Snapshot, types.Position] | None:
+        """A snapshot to answer a request about `position` of the latest version, and the position in it: the
+        latest version's once checked; while that check runs, the previous one, if the line asked about is
+        unchanged since (its text, so its columns, are the same), so hover and completion never queue behind
+        a check; else the latest, waited for as `snapshot` does."""
+        state = self.server.documents.get(uri)
+        if state is None:
+            return None
+        current = state.current_snapshot()
+        if current is None and state.snapshot is not None:
+            from argus.skills.rebase import rebase_line
+
+            line = rebase_line(state.text, state.snapshot.text, position.line)
+            if line is not None:
+                return state.snapshot, types.Position(line=line, character=position.character)
+        snapshot = current or await self.snapshot(uri)
+        return (snapshot, position) if snapshot is not None else None
+
     def layouts_for(self, snapshot: Snapshot) -> list[Any]:
         """The verifier's layouts for `snapshot`: its own, or those of the latest verified version moved onto
         its text (the ones on lines the edits since left alone)."""

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from argus.lsp.server import ArgusServer
 
 # How long a hover waits for the solver thread to render a layout not rendered yet before answering without it.
-LAYOUT_WAIT_S = 0.3
+LAYOUT_WAIT_S = 0.04
 
 TILE_TYPE = re.compile(r"^(?P<dtype>\w+)\[(?P<dims>.*)\]$")
 
@@ -39,10 +39,11 @@ def register(server: ArgusServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
     async def hover(params: types.HoverParams) -> types.Hover | None:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
-        if snapshot is None:
+        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        if found is None:
             return None
-        line, col = snapshot.positions.point(params.position)
+        snapshot, position = found
+        line, col = snapshot.positions.point(position)
         text = await hover_with_layouts(server, snapshot, line, col)
         if text is None:
             return None
