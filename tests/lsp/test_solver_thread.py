@@ -7,8 +7,8 @@ import asyncio
 import threading
 import time
 
+from argus.dsl.checkpoint import checkpoint
 from argus.lsp.solver_thread import SLICE_S, SolverThread
-from argus.verify.checkpoint import checkpoint
 
 
 def kernels(count: int, each_s: float, log: list, name: str):

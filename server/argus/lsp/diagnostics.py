@@ -88,7 +88,7 @@ def load_verifier() -> Any:
 
 def render_layouts(layouts: list[Any]) -> None:
     """Render each layout's text (z3 terms: on the solver thread), giving way at a checkpoint after each."""
-    from argus.verify.checkpoint import checkpoint
+    from argus.dsl.checkpoint import checkpoint
 
     for layout in layouts:
         checkpoint("obligation")

@@ -1,6 +1,6 @@
 """The one thread where z3 runs, shared by every document's verification and by quick z3 work.
 
-z3's context is not thread-safe (argus.verify.checkpoint), so one thread does it all. Two kinds of work:
+z3's context is not thread-safe (argus.dsl.checkpoint), so one thread does it all. Two kinds of work:
 
 - a verification (`verify`): long. It is given up at its next checkpoint once its text is no longer current,
   and between two kernels it makes way for another document's verification once it has had its slice, so one
@@ -20,7 +20,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from argus.verify.checkpoint import Kind, Superseded, Yielded, checkpoints, no_checkpoints
+from argus.dsl.checkpoint import Kind, Superseded, Yielded, checkpoints, no_checkpoints
 
 T = TypeVar("T")
 

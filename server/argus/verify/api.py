@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult
+from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.verify.cache import VerifyCache, kernel_key
-from argus.verify.checkpoint import checkpoint
 from argus.verify.kernel import (
     KernelReport,
     ValueLayout,

@@ -10,9 +10,9 @@ from functools import partial
 import z3
 
 from argus.dsl import ir
+from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
-from argus.verify.checkpoint import checkpoint
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
 from argus.verify.hints import hint_for

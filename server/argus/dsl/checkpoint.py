@@ -6,6 +6,9 @@ obligations and between two kernels it calls `checkpoint`, and whoever started i
 text changed, raise `Superseded`), run quick work waiting for the thread (a hover's layout), or, between
 kernels, let another document's verification go first (raise `Yielded`: the per-kernel cache keeps the
 kernels already done). The CLI installs no hook, and then a checkpoint costs one attribute lookup.
+
+It lives in the language core, not in argus.verify, so that the language server can name these exceptions
+without importing the verifier (and z3) at start-up.
 """
 
 from __future__ import annotations
