@@ -14,6 +14,7 @@ from lsprotocol import types
 from argus.dsl.lines import line_starts
 from argus.dsl.spans import Span
 from argus.skills.provider import Edit
+from argus.skills.rebase import common_ends
 from argus.skills.text import apply_edits
 
 if TYPE_CHECKING:
@@ -27,13 +28,7 @@ def minimal_change(before: str, after: str) -> Edit | None:
     """The one replacement that turns `before` into `after`: everything but the common head and tail."""
     if before == after:
         return None
-    head = 0
-    limit = min(len(before), len(after))
-    while head < limit and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(before, after)
     # never split a CRLF line break: a client cannot address the place between its two characters
     if head and before[head - 1] == "\r" and before[head : head + 1] == "\n":
         head -= 1

@@ -10,11 +10,23 @@ refused (None). Lines are compared without their line breaks and counted as LSP 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from argus.dsl.lines import split_lines
 from argus.dsl.spans import Span
 from argus.skills.provider import Edit
+
+
+def common_ends(a: Sequence[object], b: Sequence[object]) -> tuple[int, int]:
+    """How many items `a` and `b` share at their start, and then at their end (the two never overlap)."""
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return head, tail
 
 
 def untouched_lines(old: str, new: str) -> dict[int, int]:
@@ -24,13 +36,7 @@ def untouched_lines(old: str, new: str) -> dict[int, int]:
     middle is matched by difflib, without its junk heuristic, which would treat repeated lines such as blank
     ones as noise."""
     a, b = split_lines(old), split_lines(new)
-    head = 0
-    limit = min(len(a), len(b))
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(a, b)
     where = {i: i for i in range(head)}
     where.update({len(a) - 1 - k: len(b) - 1 - k for k in range(tail)})
     middle = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
