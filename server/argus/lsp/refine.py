@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from argus.dsl.lines import split_lines_keepends
 from argus.lsp import document_edits, lifecycle, progress
 from argus.lsp.guard import guarded
 from argus.lsp.settings import GATE_DEVICES, REFINE_PLANNERS
+from argus.skills.rebase import untouched_lines
 
 if TYPE_CHECKING:
     from argus.lsp.documents import DocumentState
@@ -124,11 +126,8 @@ def step_message(event: dict[str, Any], budget: int) -> str:
 def rebase(start: str, best: str, current: str) -> str | None:
     """`current` with the changes that turn `start` into `best`, where the user's edits (start → current) left
     those lines alone; None when a change of the refinement meets one of the user's."""
-    start_lines, best_lines, current_lines = (t.splitlines(keepends=True) for t in (start, best, current))
-    where: dict[int, int] = {}  # line of start -> the same, untouched line of current
-    for block in difflib.SequenceMatcher(None, start_lines, current_lines, autojunk=False).get_matching_blocks():
-        for k in range(block.size):
-            where[block.a + k] = block.b + k
+    start_lines, best_lines, current_lines = (split_lines_keepends(t) for t in (start, best, current))
+    where = untouched_lines(start, current)  # line of start -> the same, untouched line of current
     refined = difflib.SequenceMatcher(None, start_lines, best_lines, autojunk=False).get_opcodes()
     merged = list(current_lines)
     for tag, i1, i2, j1, j2 in reversed(refined):
