@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+
+from argus.lsp.client_converter import client_converter
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -20,6 +23,59 @@ NVIM = shutil.which("nvim")
 NVIM_0_11 = os.environ.get("ARGUS_NVIM_0_11") or str(
     Path(os.environ.get("EDITOR_TOOLS", "/var/cache/argus-editor-tools")) / "neovim-0.11.4" / "venv" / "bin" / "nvim"
 )
+
+
+SERVER = [sys.executable, "-m", "argus", "serve"]
+CLIENTS = {"vscode": "visual-studio-code", "neovim": "neovim@v0.7.0"}
+# clientInfo as each editor sends it in initialize
+CLIENT_INFO = {"vscode": ("Visual Studio Code", "1.139.1"), "neovim": ("Neovim", "0.7.2")}
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, plus a record of every publication (pytest-lsp keeps only the last one) and
+    answers to the requests a real editor answers (registration, code lens refresh); code actions that carry
+    a command are read as code actions (argus.lsp.client_converter)."""
+    client = LanguageClient(converter_factory=client_converter)
+    client.published = []
+
+    def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = params.diagnostics
+        client.published.append(params)
+
+    def accept(client: LanguageClient, params) -> None:
+        return None
+
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+            types.CLIENT_REGISTER_CAPABILITY: accept,
+            types.WORKSPACE_CODE_LENS_REFRESH: accept,
+        },
+    )
+    return client
+
+
+CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
+
+
+async def initialize(lsp_client: LanguageClient, kind: str, options: dict | None = None) -> None:
+    """initialize as the editor `kind` sends it, with `options` (default INITIALIZATION_OPTIONS)."""
+    lsp_client.kind = kind
+    params = types.InitializeParams(
+        capabilities=client_capabilities(CLIENTS[kind]),
+        client_info=types.ClientInfo(*CLIENT_INFO[kind]),
+        root_uri=ROOT.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=ROOT.as_uri(), name="argus")],
+        initialization_options=INITIALIZATION_OPTIONS if options is None else options,
+    )
+    await lsp_client.initialize_session(params)
+
+
+# The gate runs on the CPU here (the Triton interpreter); everything else keeps its default.
+INITIALIZATION_OPTIONS = {"argus": {"gate": {"device": "cpu", "timeoutS": 300}}}
+
 
 # Skipped only on a developer's machine without nvim; in CI (which installs it) a missing nvim fails.
 needs_neovim = pytest.mark.skipif(

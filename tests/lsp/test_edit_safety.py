@@ -8,9 +8,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest_lsp
-from conftest import CONFIG
 from edit_model import ClientDocument
-from lsp_support import EXAMPLES, actions_at, execute, open_document, published
+from lsp_support import CONFIG, EXAMPLES, actions_at, execute, open_document, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 

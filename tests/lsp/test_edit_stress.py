@@ -10,9 +10,8 @@ import random
 
 import pytest
 import pytest_lsp
-from conftest import CONFIG
 from edit_model import ClientDocument
-from lsp_support import EXAMPLES, open_document
+from lsp_support import CONFIG, EXAMPLES, open_document
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 

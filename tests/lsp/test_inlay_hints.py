@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest_lsp
-from conftest import CONFIG
-from lsp_support import EXAMPLES, open_document, published, replace_all
+from lsp_support import CONFIG, EXAMPLES, open_document, published, replace_all
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import conftest
 import pytest_lsp
-from conftest import CONFIG, initialize
-from lsp_support import open_document, published
+from lsp_support import CONFIG, initialize, open_document, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -23,9 +21,8 @@ def documented(label: str) -> str:
 
 
 @pytest_lsp.fixture(config=CONFIG)
-async def small_limit(lsp_client: LanguageClient, monkeypatch):
-    monkeypatch.setattr(conftest, "INITIALIZATION_OPTIONS", {"argus": {"check": {"maxFileKiB": 1}}})
-    await initialize(lsp_client, "vscode")
+async def small_limit(lsp_client: LanguageClient):
+    await initialize(lsp_client, "vscode", {"argus": {"check": {"maxFileKiB": 1}}})
     yield
     await lsp_client.shutdown_session()
 

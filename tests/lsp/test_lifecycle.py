@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from conftest import initialize, make_client
-from lsp_support import EXAMPLES, open_document, published
+from lsp_support import EXAMPLES, initialize, make_client, open_document, published
 from lsprotocol import types
 from pygls.client import JsonRPCClient
 from pytest_lsp import LanguageClient

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest_lsp
-from conftest import CONFIG
-from lsp_support import EXAMPLES, open_document, published
+from lsp_support import CONFIG, EXAMPLES, open_document, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
