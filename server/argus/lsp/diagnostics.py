@@ -176,6 +176,15 @@ class DiagnosticsScheduler:
             state.carried = {key: moved_layouts(layouts, base, snapshot.text) if base is not None else []}
         return state.carried[key]
 
+    async def render(self, layouts: list[Any], wait_s: float) -> None:
+        """Render those of `layouts` not rendered yet, as quick work on the solver thread (z3 terms: only that
+        thread may touch them), waiting at most `wait_s`: a caller that cannot wait answers with the ones
+        ready (`layout.rendered`), and the rest are there for the next request."""
+        pending = [layout for layout in layouts if layout.rendered is None]
+        if pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.server.solver.quick(render_layouts, pending), wait_s)
+
     # ---- checking -----------------------------------------------------------------------------------
     def _schedule_check(self, state: DocumentState, urgent: bool) -> None:
         state.urgent = state.urgent or urgent

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,6 @@ from lsprotocol import types
 
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
 from argus.lsp import lookup
-from argus.lsp.diagnostics import render_layouts
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
@@ -51,23 +49,18 @@ def register(server: ArgusServer) -> None:
 
 
 async def hover_with_layouts(server: ArgusServer, snapshot: Snapshot, line: int, col: int) -> str | None:
-    """Layouts are z3 terms, rendered on the solver thread (z3's context is not thread-safe), usually ahead of
-    time once a version's verdicts are out. The hover uses a layout already rendered; one that is not yet is
-    rendered as quick work on that thread, waited for briefly: the answer comes without it rather than late."""
+    """Layouts are z3 terms, rendered on the solver thread, usually ahead of time once a version's verdicts are
+    out; the symbol's layout, if not rendered yet, is waited for briefly: the answer comes without it rather
+    than late."""
     layouts = server.diagnostics.layouts_for(snapshot)
-    symbol = lookup.symbol_at(snapshot.check, line, col) if layouts else None
-    wanted = layouts_of(symbol, layouts) if symbol is not None else []
-    if all(layout.rendered is not None for layout in wanted):
-        return hover_text(snapshot, line, col, layouts)
-    try:
-        await asyncio.wait_for(server.solver.quick(render_layouts, wanted), LAYOUT_WAIT_S)
-    except TimeoutError:
-        return hover_text(snapshot, line, col, [])
-    return hover_text(snapshot, line, col, layouts)
-
-
-def hover_text(snapshot: Snapshot, line: int, col: int, layouts: list) -> str | None:
     symbol = lookup.symbol_at(snapshot.check, line, col)
+    if symbol is not None and layouts:
+        await server.diagnostics.render(layouts_of(symbol, layouts), LAYOUT_WAIT_S)
+    return hover_text(snapshot, line, col, symbol, layouts)
+
+
+def hover_text(snapshot: Snapshot, line: int, col: int, symbol: SymbolUse | None, layouts: list) -> str | None:
+    """The hover for (line, col), where `symbol` (looked up by the caller) is the symbol there, if any."""
     if symbol is not None:
         return describe_symbol(snapshot, symbol, layouts)
     word = lookup.word_at(snapshot.positions.lines, line, col)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from argus.lsp.diagnostics import render_layouts
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
@@ -52,16 +51,12 @@ def register(server: ArgusServer) -> None:
 
 
 async def hints_with_layouts(server: ArgusServer, snapshot: Snapshot, within: Span, layouts: list) -> list[InlayHint]:
-    """Hints with the layouts of the requested lines: those not rendered yet are rendered as quick work on the
-    solver thread (z3 terms: argus.lsp.hover says why), waited for briefly; the answer comes without the ones
-    that are still not ready."""
+    """Hints with the layouts of the requested lines, those not rendered yet waited for briefly; the answer comes
+    without the ones that are still not ready."""
     from argus.dsl.inlay_hints import inlay_hints  # the language core loads after the initialize answer
 
     wanted = [layout for layout in layouts if within.line <= layout.span.line <= within.end_line]
-    pending = [layout for layout in wanted if layout.rendered is None]
-    if pending:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(server.solver.quick(render_layouts, pending), LAYOUT_WAIT_S)
+    await server.diagnostics.render(wanted, LAYOUT_WAIT_S)
     return inlay_hints(snapshot.check, within, [layout for layout in wanted if layout.rendered is not None])
 
 
