@@ -80,3 +80,16 @@ def make(
         related=[Related(range=Range.of(s), message=m) for s, m in related],
         data=data,
     )
+
+
+def shifted_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
+    """A copy of `d` with its range and related places `delta` lines further down (its data copied as is)."""
+
+    def move(r: Range) -> Range:
+        return Range(
+            start=Position(line=r.start.line + delta, character=r.start.character),
+            end=Position(line=r.end.line + delta, character=r.end.character),
+        )
+
+    related = [Related(range=move(r.range), message=r.message) for r in d.related]
+    return d.model_copy(update={"range": move(d.range), "related": related, "data": dict(d.data)})

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from typing import Any
 
 from argus.dsl import ast
-from argus.dsl.diagnostics import Diagnostic, Position, Range, Related
+from argus.dsl.diagnostics import Diagnostic, shifted_diagnostic
 from argus.dsl.spans import Span
 
 # Fields of syntax-tree nodes that hold a line number of the file outside a Span (tests/dsl/test_item_cache.py
@@ -40,17 +40,6 @@ def shifted(value: Any, delta: int) -> Any:
             object.__setattr__(copy, f.name, moved)
         return copy
     return value
-
-
-def shifted_diagnostic(d: Diagnostic, delta: int) -> Diagnostic:
-    def move(r: Range) -> Range:
-        return Range(
-            start=Position(line=r.start.line + delta, character=r.start.character),
-            end=Position(line=r.end.line + delta, character=r.end.character),
-        )
-
-    related = [Related(range=move(r.range), message=r.message) for r in d.related]
-    return d.model_copy(update={"range": move(d.range), "related": related, "data": dict(d.data)})
 
 
 class ItemCache:

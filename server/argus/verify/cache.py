@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import replace
 
 from argus.dsl import ir
-from argus.dsl.diagnostics import Position, Range, Related
+from argus.dsl.diagnostics import shifted_diagnostic
 from argus.dsl.spans import Span
 from argus.verify.kernel import KernelReport, merge_reports
 
@@ -53,24 +53,16 @@ def kernel_key(kernel: ir.KernelIR, timeout_ms: int) -> str:
 def shifted(report: KernelReport, delta: int) -> KernelReport:
     if delta == 0:
         return report
-
-    def move(r: Range) -> Range:
-        return Range(
-            start=Position(line=r.start.line + delta, character=r.start.character),
-            end=Position(line=r.end.line + delta, character=r.end.character),
-        )
-
     diagnostics = []
     for d in report.diagnostics:
-        data = dict(d.data)
-        witness = data.get("counterexample")
+        moved = shifted_diagnostic(d, delta)  # its range and related places; the witness's lines here
+        witness = moved.data.get("counterexample")
         if isinstance(witness, dict):
             witness = dict(witness, line=witness["line"] + delta)
             if isinstance(witness.get("second"), dict):
                 witness["second"] = dict(witness["second"], line=witness["second"]["line"] + delta)
-            data["counterexample"] = witness
-        related = [Related(range=move(r.range), message=r.message) for r in d.related]
-        diagnostics.append(d.model_copy(update={"range": move(d.range), "related": related, "data": data}))
+            moved.data["counterexample"] = witness
+        diagnostics.append(moved)
     layouts = [
         v.moved(Span(v.span.line + delta, v.span.col, v.span.end_line + delta, v.span.end_col)) for v in report.layouts
     ]
