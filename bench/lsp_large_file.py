@@ -13,13 +13,13 @@ import time
 
 from lsprotocol import types
 
-from lsp_latency import Session, long_file, rss_mib
+from lsp_latency import Session, many_kernels_file, rss_mib
 
 
 async def main(copies: int) -> int:
     session = Session([sys.executable, "-m", "argus", "serve"])
     await session.start()
-    text = long_file() * copies
+    text = many_kernels_file() * copies
     big, small = "file:///tmp/lsp_large_file_big.argus", "file:///tmp/lsp_large_file_small.argus"
     try:
         started = time.perf_counter()
@@ -27,7 +27,7 @@ async def main(copies: int) -> int:
         session.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
         big_s = await session.publication(big, 1, 1, timeout=120) - started
         started = time.perf_counter()
-        item = types.TextDocumentItem(uri=small, language_id="argus", version=1, text=long_file())
+        item = types.TextDocumentItem(uri=small, language_id="argus", version=1, text=many_kernels_file())
         session.client.text_document_did_open(types.DidOpenTextDocumentParams(item))
         small_s = await session.publication(small, 1, 1, timeout=120) - started
         print(

@@ -29,7 +29,6 @@ import contextlib
 import logging
 import os
 import platform
-import re
 import signal
 import statistics
 import sys
@@ -43,38 +42,15 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "lsp"))
+from server_load import marked_processes, renamed_examples  # noqa: E402  (shared with the lifecycle tests)
+
 EXAMPLES = ROOT / "examples"
 SERVER = [sys.executable, "-m", "argus", "serve"]
 MARKER = "ARGUS_SHUTDOWN_BENCH"
 GATED = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text().replace("rk + BK", "rk")
 VECTOR_ADD = (EXAMPLES / "vector_add.argus").read_text()
 OPTIONS = {"argus": {"gate": {"device": "cpu", "timeoutS": 300}}}
-
-
-def big_file(lines: int = 5000) -> str:
-    parts: list[str] = []
-    copy = 0
-    while sum(p.count("\n") + 1 for p in parts) < lines:
-        for path in sorted(EXAMPLES.glob("*.argus")):
-            text = path.read_text()
-            for name in set(re.findall(r"^kernel (\w+)", text, re.M)):
-                text = re.sub(rf"\b{name}\b", f"{name}_{copy}", text)
-            parts.append(text)
-        copy += 1
-    return "\n".join(parts)
-
-
-def marked(marker: str) -> set[int]:
-    needle = f"{MARKER}={marker}".encode()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError):
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
-                    continue
-                if needle in (entry / "environ").read_bytes().split(b"\0"):
-                    found.add(int(entry.name))
-    return found
 
 
 @dataclass
@@ -92,7 +68,7 @@ class Server:
         return self.client._server
 
     def children(self) -> set[int]:
-        return marked(self.marker) - {self.process.pid}
+        return marked_processes(MARKER, self.marker) - {self.process.pid}
 
 
 async def start(answer_progress: bool) -> Server:
@@ -157,12 +133,12 @@ async def idle(server: Server) -> None:
 
 
 async def checking(server: Server) -> None:
-    open_document(server, URI, big_file())
+    open_document(server, URI, renamed_examples())
     await asyncio.sleep(0.3)
 
 
 async def verifying(server: Server) -> None:
-    open_document(server, URI, big_file())
+    open_document(server, URI, renamed_examples())
     await until(lambda: publications(server, URI) >= 1, 60)
     await asyncio.sleep(0.3)
 
@@ -256,7 +232,7 @@ async def one_run(scenario: Scenario, patience: float) -> Run:
         await asyncio.sleep(max(0.0, left_at - time.monotonic()))
         left = len(server.children())
     finally:
-        for pid in marked(server.marker):
+        for pid in marked_processes(MARKER, server.marker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(Exception):

@@ -213,29 +213,3 @@ def record_apply_edits(client: LanguageClient, applied: bool = True) -> list[typ
 def execute(client, command: types.Command):
     params = types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
     return client.workspace_execute_command_async(params)
-
-
-def many_kernels(count: int) -> str:
-    """A file of `count` small, correct elementwise kernels (17 lines each, with tune lists): long to verify."""
-    blocks = []
-    for i in range(count):
-        blocks.append(
-            f"""kernel add_{i}(x: f32[N], y: f32[N], z: out f32[N]):
-    tile BLOCK = {[512, 1024, 2048][i % 3]} tune [512, 1024, 2048, 4096]
-    policy num_warps = 4
-    grid (cdiv(N, BLOCK),)
-    offs = program_id(0) * BLOCK + arange(BLOCK)
-    mask = offs < N
-    a = load(x[offs], mask=mask, other=0)
-    b = load(y[offs], mask=mask, other=0)
-    store(z[offs], a + b * {i}.0, mask=mask)
-
-reference add_{i}(x, y):
-    return x + y * {i}.0
-
-sizes add_{i}:
-    small: N = {1000 + i}
-    large: N = 1_048_576
-"""
-        )
-    return "\n".join(blocks)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-from lsp_support import EXAMPLES, many_kernels, open_document, published
+from lsp_support import EXAMPLES, open_document, published
 from lsprotocol import types
+from server_load import many_kernels_file
 
 NEXT_K = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()
+LONG = many_kernels_file()  # 58 kernels with four-value tune lists: seconds of verification
+OFFS = [n for n, line in enumerate(LONG.split("\n")) if line.startswith("    offs = ")]
 
 
 def arrival(client, uri: str, version: int, nth: int) -> int | None:
@@ -20,8 +23,8 @@ def arrival(client, uri: str, version: int, nth: int) -> int | None:
 
 async def test_a_small_documents_verdicts_do_not_wait_for_a_long_documents_verification(vscode, tmp_path):
     long, small = (tmp_path / "long.argus").as_uri(), (tmp_path / "small.argus").as_uri()
-    open_document(vscode, long, many_kernels(60))
-    await published(vscode, long, 1)  # checked; its verification (seconds: 60 kernels, 4 tune values) starts
+    open_document(vscode, long, LONG)
+    await published(vscode, long, 1)  # checked; its verification (seconds: 58 kernels, 4 tune values) starts
     open_document(vscode, small, NEXT_K)
     verdicts = await published(vscode, small, 1, nth=2, timeout=60)
     assert [d.code for d in verdicts.diagnostics] == ["AR310"]
@@ -32,11 +35,11 @@ async def test_a_small_documents_verdicts_do_not_wait_for_a_long_documents_verif
 
 async def test_hover_answers_while_the_verifier_works_on_a_long_document(vscode, tmp_path):
     uri = (tmp_path / "long.argus").as_uri()
-    open_document(vscode, uri, many_kernels(60))
+    open_document(vscode, uri, LONG)
     await published(vscode, uri, 1, nth=2, timeout=60)  # the kernels as written: layouts to show from now on
     doc = types.TextDocumentIdentifier(uri)
     during = []  # the time of each hover answered while the verification still ran
-    for line in range(4, 400, 17):  # `offs = ...` of each kernel, while the tune values are verified
+    for line in OFFS[:24]:  # `offs = ...` of each kernel, while the tune values are verified
         started = time.perf_counter()
         hover = await vscode.text_document_hover_async(types.HoverParams(doc, types.Position(line, 5)))
         if arrival(vscode, uri, 1, 3) is None:

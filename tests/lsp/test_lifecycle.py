@@ -11,20 +11,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from lsp_support import EXAMPLES, initialize, make_client, open_document, published
 from lsprotocol import types
 from pygls.client import JsonRPCClient
 from pytest_lsp import LanguageClient
+from server_load import marked_processes, renamed_examples
 
 SERVER = [sys.executable, "-m", "argus", "serve"]
 MARKER = "ARGUS_LIFECYCLE_TEST"
@@ -32,36 +31,6 @@ GATED = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text().replace("rk + B
 VECTOR_ADD = (EXAMPLES / "vector_add.argus").read_text()
 SHUTDOWN_ANSWER_S = 1.0
 GONE_S = 2.0
-
-
-def big_file(lines: int = 5000) -> str:
-    """The examples again and again, each copy's kernels renamed, until the text has `lines` lines: a file that
-    checks clean and keeps the verifier busy for tens of seconds."""
-    parts: list[str] = []
-    copy = 0
-    while sum(p.count("\n") + 1 for p in parts) < lines:
-        for path in sorted(EXAMPLES.glob("*.argus")):
-            text = path.read_text()
-            for name in set(re.findall(r"^kernel (\w+)", text, re.M)):
-                text = re.sub(rf"\b{name}\b", f"{name}_{copy}", text)
-            parts.append(text)
-        copy += 1
-    return "\n".join(parts)
-
-
-def marked_processes(marker: str) -> set[int]:
-    """The living processes whose environment carries `marker`."""
-    needle = f"{MARKER}={marker}".encode()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
-                found.add(int(entry.name))
-    return found
 
 
 @dataclass
@@ -75,7 +44,7 @@ class Session:
         return self.client._server
 
     def children(self) -> set[int]:
-        return marked_processes(self.marker) - {self.process.pid}
+        return marked_processes(MARKER, self.marker) - {self.process.pid}
 
     def stderr_text(self) -> str:
         return self.stderr.decode("utf-8", "replace")
@@ -111,7 +80,7 @@ async def serving(answer_progress: bool = True, gate_on_save: bool = False) -> A
         await initialize(client, "vscode")
         yield session
     finally:
-        for pid in marked_processes(marker):
+        for pid in marked_processes(MARKER, marker):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         await session.process.wait()
@@ -147,14 +116,14 @@ def publications(session: Session, uri: str) -> int:
 
 
 async def checking(session: Session, uri: str) -> list[asyncio.Future]:
-    open_document(session.client, uri, big_file())
+    open_document(session.client, uri, renamed_examples())
     await asyncio.sleep(0.3)
     assert publications(session, uri) == 0, "the check of 5,000 lines (seconds) is over already"
     return []
 
 
 async def verifying(session: Session, uri: str) -> list[asyncio.Future]:
-    open_document(session.client, uri, big_file())
+    open_document(session.client, uri, renamed_examples())
     await published(session.client, uri, 1, timeout=60)  # checked; the verifier starts at once (just opened)
     await asyncio.sleep(0.3)
     assert publications(session, uri) == 1, "the verification of 5,000 lines (half a minute) is over already"
