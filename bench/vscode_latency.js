@@ -16,6 +16,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { chromium } = require('playwright-core');
+const vscodePage = require(path.join(__dirname, '..', 'tests', 'editors', 'vscode_page.js'));
 
 const [url, workspace, artifacts] = process.argv.slice(2);
 const RUNS = Number(process.env.ARGUS_BENCH_RUNS || 20);
@@ -69,23 +70,8 @@ function latencyFile() {
   return { text: lines.join('\n') + '\n', line, column, kernels: blocks.length };
 }
 
-async function openFile(page, name) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: WAIT });
-  await input.fill(name);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().click();
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: WAIT });
-}
-
-async function goTo(page, line, column) {
-  await page.keyboard.press('Control+G');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: WAIT });
-  await input.fill(`:${line}:${column}`);
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: WAIT });
-}
+const openFile = (page, name) => vscodePage.openFile(page, name, WAIT);
+const goTo = (page, line, column) => vscodePage.goTo(page, line, column, WAIT);
 
 const SQUIGGLE = '.editor-instance .monaco-editor .squiggly-error';
 

@@ -13,6 +13,7 @@
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
+const vscodePage = require(path.join(__dirname, 'vscode_page.js'));
 
 const [url, workspace, artifacts, scenariosFile] = process.argv.slice(2);
 const scenarios = JSON.parse(fs.readFileSync(scenariosFile, 'utf8'));
@@ -41,26 +42,8 @@ async function runCommand(page, title) {
   await row.click();
 }
 
-async function openFile(page, name) {
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: WAIT });
-  await input.fill(name);
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first();
-  await row.waitFor({ timeout: WAIT });
-  await row.click();
-  await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: WAIT });
-  await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ timeout: WAIT });
-}
-
-async function goTo(page, line, column) {
-  await page.keyboard.press('Control+G');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: WAIT });
-  await input.fill(`:${line}:${column}`);
-  await page.keyboard.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: WAIT });
-}
+const openFile = (page, name) => vscodePage.openFile(page, name, WAIT);
+const goTo = (page, line, column) => vscodePage.goTo(page, line, column, WAIT);
 
 async function showProblems(page) {
   if (!(await page.locator('.markers-panel').isVisible().catch(() => false))) {
