@@ -63,15 +63,20 @@ def cards(args: argparse.Namespace) -> list:
     """The library's cards; a --library that is no folder of cards is a usage error, not an empty library."""
     from argus.skills.library import load_cards
 
-    folder = library(args)
+    return loaded_from("--library", library(args), load_cards, "a card", "skill cards (*.yaml)")
+
+
+def loaded_from(flag: str, folder: Path, load: Callable[[Path], list], one: str, kind: str) -> list:
+    """What `load` reads from `folder` (named by `flag`); a folder that is not there, holds a file that does not
+    load (`one` of them) or none of `kind` is a usage error, not an empty list."""
     if not folder.is_dir():
-        raise UsageError(f"--library {folder}: no such folder")
+        raise UsageError(f"{flag} {folder}: no such folder")
     try:
-        found = load_cards(folder)
+        found = load(folder)
     except unloadable() as problem:
-        raise UsageError(f"--library {folder}: a card there does not load: {problem}") from problem
+        raise UsageError(f"{flag} {folder}: {one} there does not load: {problem}") from problem
     if not found:
-        raise UsageError(f"--library {folder}: no skill cards (*.yaml) there")
+        raise UsageError(f"{flag} {folder}: no {kind} there")
     return found
 
 
@@ -206,15 +211,9 @@ def run_extract(args: argparse.Namespace) -> int:
     from argus.skills.extract import extract
     from argus.skills.library import LINEAGES, load_lineages, save_cards
 
+    # none is an error: extracting nothing would delete every card of the library
     folder = args.lineages or LINEAGES
-    if not folder.is_dir():
-        raise UsageError(f"--lineages {folder}: no such folder")
-    try:
-        lineages = load_lineages(folder)
-    except unloadable() as problem:
-        raise UsageError(f"--lineages {folder}: a record there does not load: {problem}") from problem
-    if not lineages:  # extracting nothing would delete every card of the library
-        raise UsageError(f"--lineages {folder}: no lineage records (*.json) there")
+    lineages = loaded_from("--lineages", folder, load_lineages, "a record", "lineage records (*.json)")
     made = extract(lineages)
     save_cards(made, library(args))
     print(f"{len(made)} cards from {len(lineages)} lineages in {library(args)}")
