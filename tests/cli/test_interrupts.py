@@ -53,13 +53,20 @@ def interrupt(process: subprocess.Popen) -> int:
             process.kill()
 
 
-def test_ctrl_c_in_gate_exits_130_with_one_line_and_kills_the_gate_processes(tmp_path):
+def gate_compiling(tmp_path: Path) -> tuple[subprocess.Popen, Lines, Path]:
+    """`argus gate` on the CPU with its own TMPDIR, once its stage worker compiles: the process, its stderr, the
+    TMPDIR."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     kernel = copy_example(tmp_path)
     process = start(["gate", str(kernel), "--device", "cpu"], environment(TMPDIR=str(scratch)))
     stderr = Lines(process.stderr)
-    assert wait_until(lambda: stderr.has("compiling for sm_90"), 60), stderr.lines  # the stage worker runs
+    assert wait_until(lambda: stderr.has("compiling for sm_90"), 60), stderr.lines
+    return process, stderr, scratch
+
+
+def test_ctrl_c_in_gate_exits_130_with_one_line_and_kills_the_gate_processes(tmp_path):
+    process, stderr, scratch = gate_compiling(tmp_path)
     assert processes_mentioning(str(scratch)), "the gate runner should be running under the test's TMPDIR"
     status = interrupt(process)
     said = [line for line in stderr.rest() if not line.startswith("[gate] ")]
@@ -69,12 +76,7 @@ def test_ctrl_c_in_gate_exits_130_with_one_line_and_kills_the_gate_processes(tmp
 
 
 def test_sigterm_in_gate_exits_143_and_kills_the_gate_processes(tmp_path):
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    kernel = copy_example(tmp_path)
-    process = start(["gate", str(kernel), "--device", "cpu"], environment(TMPDIR=str(scratch)))
-    stderr = Lines(process.stderr)
-    assert wait_until(lambda: stderr.has("compiling for sm_90"), 60), stderr.lines
+    process, stderr, scratch = gate_compiling(tmp_path)
     process.terminate()
     try:
         status = process.wait(timeout=PROMPTLY_S)
