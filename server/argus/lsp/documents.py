@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from argus.lsp.text_sync import apply_changes
+from argus.lsp.text_sync import apply_change
 
 if TYPE_CHECKING:
     from argus.dsl.check import CheckResult
@@ -41,9 +41,9 @@ class SourceResult:
 
 class VersionHistory:
     """The texts of a document's recent versions, newest last, so that an edit, a diagnostic or a light-bulb
-    target computed for an older version can be moved onto the current text by content (argus.skills.text
-    rebase_edits) instead of applied by position. Bounded by count and by characters: the newest version is
-    always kept, older ones go first."""
+    target computed for an older version can be moved onto the current text by content (argus.skills.rebase)
+    instead of applied by position. Bounded by count and by characters: the newest version is always kept,
+    older ones go first."""
 
     def __init__(self, max_versions: int = 64, max_chars: int = 4_000_000) -> None:
         self.max_versions = max_versions
@@ -63,13 +63,6 @@ class VersionHistory:
 
     def get(self, version: int) -> str | None:
         return self._texts.get(version)
-
-    def versions(self) -> list[int]:
-        return list(self._texts)
-
-    @property
-    def chars(self) -> int:
-        return self._chars
 
 
 @dataclass(slots=True)
@@ -101,7 +94,7 @@ class DocumentState:
     def edit(self, version: int, changes: Sequence[types.TextDocumentContentChangeEvent], codec: PositionCodec) -> None:
         """Apply a `didChange`: its changes in order, then its version."""
         for change in changes:
-            self.text = apply_changes(self.text, [change], codec)
+            self.text = apply_change(self.text, change, codec)
             self.steps.append((version, self.text))
         self.version = version
         self.history.add(version, self.text)

@@ -47,10 +47,3 @@ def apply_change(text: str, change: types.TextDocumentContentChangeEvent, codec:
     if end < begin:  # a reversed range: the protocol does not allow it, so take it as the span between the two
         begin, end = end, begin
     return text[:begin] + change.text + text[end:]
-
-
-def apply_changes(text: str, changes: Sequence[types.TextDocumentContentChangeEvent], codec: PositionCodec) -> str:
-    """The changes of one `didChange`, in order: each one's range is on the text the previous one left."""
-    for change in changes:
-        text = apply_change(text, change, codec)
-    return text
