@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -170,11 +171,12 @@ class DiagnosticsScheduler:
         version, layouts = state.layouts
         if version == snapshot.version or not layouts:
             return layouts if version == snapshot.version else []
-        key = ("layouts", version, snapshot.version)
-        if key not in state.carried:
-            base = state.text_of(version)
-            state.carried = {key: moved_layouts(layouts, base, snapshot.text) if base is not None else []}
-        return state.carried[key]
+        base = state.text_of(version)
+        return carried(
+            state,
+            ("layouts", version, snapshot.version),
+            lambda: moved_layouts(layouts, base, snapshot.text) if base is not None else [],
+        )
 
     async def render(self, layouts: list[Any], wait_s: float) -> None:
         """Render those of `layouts` not rendered yet, as quick work on the solver thread (z3 terms: only that
@@ -211,14 +213,15 @@ class DiagnosticsScheduler:
             state.snapshot = snapshot
             diagnostics = [convert.diagnostic(d, state.uri, positions) for d in check.diagnostics]
             state.results[TYPES] = SourceResult(version, diagnostics, list(check.diagnostics))
-            if too_large(check):
+            if too_large(check):  # nothing to verify, and no earlier verdicts to carry
                 state.results.pop(INVARIANTS, None)
+                self.publish(state)
+                return
             self.publish(state)
             urgent, state.urgent = state.urgent, False
             quiet = time.monotonic() - state.changed_at
             delay = 0.0 if urgent else max(0.0, self.server.settings_for(state.uri).debounce_ms / 1000 - quiet)
-            if not too_large(check):
-                self._schedule_verify(state, snapshot, delay)
+            self._schedule_verify(state, snapshot, delay)
             return
 
     # ---- verifying ----------------------------------------------------------------------------------
@@ -319,16 +322,13 @@ class DiagnosticsScheduler:
         return merged
 
     def _carried(self, state: DocumentState, stage: str, result: SourceResult) -> list[types.Diagnostic]:
-        key = (stage, result.version, state.version)
-        if key not in state.carried:
+        def move() -> list[types.Diagnostic]:
             base = state.text_of(result.version)
             moved = moved_diagnostics(result.raw, base, state.text) if base is not None else []
             positions = self.server.positions(state.text)
-            state.carried = {
-                **{k: v for k, v in state.carried.items() if k[0] != stage},
-                key: [convert.diagnostic(d, state.uri, positions) for d in moved],
-            }
-        return state.carried[key]
+            return [convert.diagnostic(d, state.uri, positions) for d in moved]
+
+        return carried(state, (stage, result.version, state.version), move)
 
     def publish(self, state: DocumentState) -> None:
         if state.closed:
@@ -340,6 +340,14 @@ class DiagnosticsScheduler:
         self.server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=state.uri, diagnostics=self.current(state), version=state.version)
         )
+
+
+def carried(state: DocumentState, key: tuple[str, int, int], move: Callable[[], list[Any]]) -> list[Any]:
+    """What `move()` makes for `key` (kind, from version, to version), made once: the document keeps one
+    entry per kind, the latest asked for (publications and hovers ask again and again for the same one)."""
+    if key not in state.carried:
+        state.carried = {**{k: v for k, v in state.carried.items() if k[0] != key[0]}, key: move()}
+    return state.carried[key]
 
 
 def stale(state: DocumentState, snapshot: Snapshot):
