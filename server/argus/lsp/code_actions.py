@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from argus.lsp.server import ArgusServer
 
 SKILL_KIND = types.CodeActionKind.RefactorRewrite
+Edits = tuple[Edit, ...]
 
 
 def register(server: ArgusServer) -> None:
@@ -118,7 +119,7 @@ async def fixes(
             diagnostics=[lsp_diagnostic],
             is_preferred=fix.preferred or None,
         )
-        actions.append(with_edit(server, state, snapshot, action, fix.edits))
+        actions.append(with_edit(server, snapshot, action, fix.edits))
     return actions
 
 
@@ -152,9 +153,6 @@ def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
 async def skill_actions(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
-    state = server.documents.get(snapshot.uri)
-    if state is None:
-        return []
     span = snapshot.positions.span(selection)
     request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, span, gate_spills(server, snapshot))
     proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
@@ -179,7 +177,7 @@ async def skill_actions(
             proposed_action = types.CodeAction(
                 title=title, kind=SKILL_KIND, is_preferred=action.preferred or None, data={"skill": action.skill}
             )
-            actions.append(with_edit(server, state, snapshot, proposed_action, action.edits))
+            actions.append(with_edit(server, snapshot, proposed_action, action.edits))
         elif show_disabled:
             actions.append(
                 types.CodeAction(
@@ -194,7 +192,7 @@ async def skill_actions(
 
 # ---- edits: carried in data, made at resolve on the text of that moment -------------------------------------
 def with_edit(
-    server: ArgusServer, state: DocumentState, snapshot: Snapshot, action: types.CodeAction, edits: tuple[Edit, ...]
+    server: ArgusServer, snapshot: Snapshot, action: types.CodeAction, edits: tuple[Edit, ...]
 ) -> types.CodeAction | None:
     """`action` with `edits` (made for `snapshot`) in its data, and in its edit unless the client resolves
     edits lazily; None when the document moved under the edits' lines before the action was even sent."""
@@ -238,12 +236,8 @@ def resolve_edit(server: ArgusServer, action: types.CodeAction, quiet: bool = Fa
         return action
     uri, version, edits = found
     state = server.documents.get(uri)
-    base = state.text_of(version) if state is not None else None
-    moved = rebase_edits(base, state.text, edits) if state is not None and base is not None else None
-    if moved is None or state is None:
-        why = "the document is closed" if state is None else "the lines it edits changed since it was offered"
-        if base is None and state is not None:
-            why = "the document changed too much since it was offered; ask for the action again"
+    moved, why = moved_edits(state, version, edits)
+    if moved is None:
         if not quiet:
             message = f"{action.title}: not applied, {why}. Nothing was changed."
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
@@ -254,3 +248,16 @@ def resolve_edit(server: ArgusServer, action: types.CodeAction, quiet: bool = Fa
     action.edit = versioned_edit(server, uri, state.version, text_edits)
     action.data = {**action.data, **carried(uri, state.version, moved)}
     return action
+
+
+def moved_edits(
+    state: DocumentState | None, version: int, edits: tuple[Edit, ...]
+) -> tuple[tuple[Edit, ...] | None, str]:
+    """`edits` (made for `version`) moved onto the document's current text, or None and why they cannot be."""
+    if state is None:
+        return None, "the document is closed"
+    base = state.text_of(version)
+    if base is None:
+        return None, "the document changed too much since it was offered; ask for the action again"
+    moved = rebase_edits(base, state.text, edits)
+    return (moved, "") if moved is not None else (None, "the lines it edits changed since it was offered")
