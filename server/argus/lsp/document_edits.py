@@ -116,7 +116,7 @@ async def landed(
             return None
         if later and versioned:
             return "the document changed before the editor applied the edit, and the editor skipped it"
-        misapplied = misapplied_at(state, version, change)
+        misapplied = misapplied_in(later, change)
         if misapplied is not None:
             await undo_misapplied(server, state, misapplied, label="Undo an edit that landed on changed text")
             return "the document changed while the edit was on its way; it landed on the new text and was undone"
@@ -128,12 +128,11 @@ async def landed(
     return "the editor answered that it applied the edit, but the document did not change"
 
 
-def misapplied_at(state: DocumentState, version: int, change: Edit | None) -> tuple[str, str] | None:
-    """(text before, text after) of the client's change that was our change, at our positions, put on a text
-    other than the one it was made for, or None."""
+def misapplied_in(texts: list[str], change: Edit | None) -> tuple[str, str] | None:
+    """In `texts`, the client's texts after the one our change was made for: the (text before, text after) of
+    a step that was our change, at our positions, put on a text other than the one it was made for, or None."""
     if change is None:
         return None
-    texts = [text for v, text in state.steps if v > version]
     for base, text in itertools.pairwise(texts):
         if apply_edits(base, [change]) == text:
             return base, text
