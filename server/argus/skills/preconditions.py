@@ -30,4 +30,14 @@ PRECONDITIONS: dict[str, str] = {
     "at a multiple of BN, so every key precedes every query of the block and the causal mask keeps every score",
     "not_stored": "the kernel never writes the tensor the load reads, so a second read would see what the first "
     "one saw",
+    "reduction_loop": "one top-level `for` over `range(0, K, BK)` (or `range(0, n)`) sums dots into tiles that "
+    "start as `zeros(...)` (`acc = dot(a, b, acc)`, `acc += E`), carries nothing else from one iteration to the "
+    "next, and leaves nothing but the sums to the code after it",
+    "f32_output": "the sums accumulate in f32 and are stored into f32 `out` tensors, so `atomic_add` combines the "
+    "splits without rounding each partial sum to 16 bits",
+    "linear_epilogue": "every store after the loop writes a value linear in the sums: the accumulator, sums of "
+    "such terms, products and quotients with values that do not depend on it (a bias added after the loop, an "
+    "activation such as GELU, a cast, or a store of anything else would be applied once per split)",
+    "small_output_grid": "at the kernel's `large` sizes (else its largest set) the grid has fewer programs than "
+    "the 132 SMs of an H200 and the K loop runs at least 4 iterations in each split",
 }

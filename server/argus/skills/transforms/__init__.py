@@ -11,6 +11,7 @@ from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
 from argus.skills.transforms.reuse import ReuseLoad
 from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma, WarpSpecialize
+from argus.skills.transforms.split_k import SplitK
 
 TRANSFORMS: dict[str, Transform] = {
     t.name: t
@@ -32,6 +33,7 @@ TRANSFORMS: dict[str, Transform] = {
         OnlineSoftmax(),
         CausalSplit(),
         ReuseLoad(),
+        SplitK(),
     )
 }
 
