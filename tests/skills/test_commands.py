@@ -39,6 +39,17 @@ def test_list_json_shows_every_card(library, capsys):
     assert {c["id"] for c in listed} == {p.stem for p in library.glob("*.yaml")}
 
 
+def test_transforms_lists_every_transform_with_its_preconditions(capsys):
+    from argus.skills.transforms import TRANSFORMS
+
+    assert main(["skills", "transforms", "--json"]) == 0
+    listed = {t["name"]: t for t in json.loads(capsys.readouterr().out)}
+    assert list(listed) == list(TRANSFORMS)
+    assert [p["name"] for p in listed["split_k"]["preconditions"]] == list(TRANSFORMS["split_k"].preconditions)
+    assert main(["skills", "transforms"]) == 0
+    assert "needs: loop_has_dot, reduction_loop, f32_output" in capsys.readouterr().out
+
+
 def test_show_prints_the_card(library, capsys):
     assert main(["skills", "--library", str(library), "show", "exp2.row"]) == 0
     assert "transform: exp2" in capsys.readouterr().out

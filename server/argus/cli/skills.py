@@ -8,6 +8,7 @@ apply ID FILE:LINE [--diff] [--since HASH]
 list [--json]                        every card
 show ID                              one card, as its YAML
 extract                              rebuild skills/library/ from the records in skills/lineages/
+transforms [--json]                  every transform a skill can apply: what it does, where, its preconditions
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def add_parser(subparsers) -> None:
     show.set_defaults(run=usage_errors(run_show))
     extract = commands.add_parser("extract", help="rebuild the cards from the lineage records")
     extract.set_defaults(run=usage_errors(run_extract))
+    transforms = commands.add_parser("transforms", help="every transform, with its anchor and preconditions")
+    transforms.add_argument("--json", action="store_true")
+    transforms.set_defaults(run=usage_errors(run_transforms))
     parser.set_defaults(run=lambda args: (parser.print_help(sys.stderr), 2)[1])
 
 
@@ -217,4 +221,29 @@ def run_extract(args: argparse.Namespace) -> int:
     made = extract(lineages)
     save_cards(made, library(args))
     print(f"{len(made)} cards from {len(lineages)} lineages in {library(args)}")
+    return 0
+
+
+def run_transforms(args: argparse.Namespace) -> int:
+    """The registry a card's `transform` names (cards or not): what lineages can walk and skills apply."""
+    from argus.skills.preconditions import PRECONDITIONS
+    from argus.skills.transforms import TRANSFORMS
+
+    found = [
+        {
+            "name": t.name,
+            "title": t.title,
+            "intent": t.intent,
+            "anchor": t.anchor,
+            "preconditions": [{"name": p, "meaning": PRECONDITIONS[p]} for p in t.preconditions],
+        }
+        for t in TRANSFORMS.values()
+    ]
+    if args.json:
+        print(json.dumps(found, indent=1))
+        return 0
+    for each in found:
+        print(f"{each['name']:20} {each['intent']}")
+        print(f"{'':20} at: {each['anchor']}")
+        print(f"{'':20} needs: {', '.join(p['name'] for p in each['preconditions'])}")
     return 0
