@@ -169,7 +169,7 @@ def main(argv: list[str]) -> None:
             transpose = True
         elif item == "--override":
             key, value = rest.pop(0).split("=")
-            overrides[key] = int(value)
+            overrides[key] = int(value) if value.lstrip("-").isdigit() else value  # PREC=tf32: a string constant
         else:
             paths.append(item)
     if mode == "interpret":

@@ -30,6 +30,12 @@ MATH = {name: f"tl.{name}" for name in TRANSCENDENTAL - {"tanh"}} | {
 }
 
 
+# Input precisions Triton's CPU interpreter refuses (3.6 and 3.9 accept only ieee, tf32 and tf32x3), and the
+# module-level constexpr (codegen/runtime.py) that says the interpreter runs the kernel.
+INTERPRETER_REFUSES = ("bf16x3", "bf16x6")
+INTERPRETED = "_ARGUS_INTERPRETED"
+
+
 def stride_name(tensor: str, axis: int) -> str:
     return f"{tensor}_stride{axis}"
 
@@ -365,13 +371,27 @@ class BodyEmitter:
         a_type = self.plan.resolve(op.operands[0]).type
         keywords: dict[str, str] = {}
         if a_type.dtype.name == "f32":
-            keywords["input_precision"] = f'"{op.attrs["input_precision"]}"'
+            keywords["input_precision"] = self.precision(op)
         out_dtype = op.attrs["out_dtype"]
         default = "i32" if a_type.dtype.is_integer else "f32"
         # Said with an accumulator too: Triton before 3.7 takes f32 for a missing out_dtype and refuses an f16 acc
         if out_dtype.name != default:
             keywords["out_dtype"] = triton_dtype(out_dtype)
         return call("tl.dot", *operands, **keywords)
+
+    def precision(self, op: ir.Op) -> str:
+        """A literal precision as a string, a string tile constant by its constexpr name. Where the choice may be
+        one the CPU interpreter refuses (bf16x3, bf16x6), the interpreter gets "ieee": it computes every
+        precision in fp32 anyway, so the result is the same."""
+        name = op.attrs.get("precision_constant")
+        if name is None:
+            text, choices = f'"{op.attrs["input_precision"]}"', [op.attrs["input_precision"]]
+        else:
+            constant = self.kernel.constants[name]
+            text, choices = name, [constant.value, *constant.tune]
+        if any(choice in INTERPRETER_REFUSES for choice in choices):
+            return f'("ieee" if {INTERPRETED} else {text})'
+        return text
 
     def memory(self, op: ir.Op) -> Expr:
         access = ir.memory_access(op)

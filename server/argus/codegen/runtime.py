@@ -7,6 +7,7 @@ entry in `KERNELS`. Argus itself never imports this file: code generation reads 
 
 import torch
 import triton
+import triton.language as tl
 
 
 class ArgusLaunchError(ValueError):
@@ -34,6 +35,11 @@ _TORCH_DTYPES = {
 _ARGUS_DTYPES = {torch_dtype: name for name, torch_dtype in _TORCH_DTYPES.items() if torch_dtype is not None}
 _POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma", "warp_specialize", "flatten")
 _LOOP_FLAGS = {"warp_specialize": "ARGUS_WS", "flatten": "ARGUS_FLATTEN"}  # policy -> the jit's constexpr
+_PRECISIONS = ("ieee", "tf32x3", "tf32", "bf16x3", "bf16x6")  # what a string tile constant may name
+# Whether Triton's CPU interpreter runs the kernels (TRITON_INTERPRET=1 when triton was imported): it refuses the
+# bf16x3 and bf16x6 precisions, so a dot that may use one passes "ieee" there, which it computes the same way
+# (the interpreter computes every precision in fp32).
+_ARGUS_INTERPRETED = tl.constexpr(bool(triton.knobs.runtime.interpret))
 
 
 def _cdiv(a, b):
@@ -167,6 +173,14 @@ def _sizes(kernel, values, constants):
     return sizes
 
 
+def _check_precisions(kernel, constants):
+    """A string tile constant names a dot input precision, overridden or not."""
+    for key, declared in kernel["constants"].items():
+        if isinstance(declared, str) and constants[key] not in _PRECISIONS:
+            expected = "an input precision, one of " + ", ".join(f'"{p}"' for p in _PRECISIONS)
+            raise ArgusLaunchError(kernel["name"], key, expected, repr(constants[key]))
+
+
 def _check_requires(kernel, scope):
     for text, holds in kernel["launch"](**scope)[1]:
         if not holds:
@@ -181,6 +195,7 @@ def _launch(kernel, args, kwargs, autotune=False):
     values, overrides = _bind(kernel, args, kwargs)
     constants = {**kernel["constants"], **{k: v for k, v in overrides.items() if k in kernel["constants"]}}
     policy = {**kernel["policy"], **{k: v for k, v in overrides.items() if k in _POLICY}}
+    _check_precisions(kernel, constants)
     sizes = _sizes(kernel, values, constants)
     scalars = {p["name"]: values[p["name"]] for p in kernel["params"] if p["kind"] == "scalar"}
     arguments = [values[p["name"]] for p in kernel["params"]]

@@ -63,7 +63,8 @@ BUILTINS: dict[str, Builtin] = {
                 "dot",
                 'dot(a, b, acc=None, input_precision="ieee", out_dtype=f32) -> [M, N]',
                 "Matrix product of a [M, K] and b [K, N] tiles (or batched [B, M, K] @ [B, K, N]), added to acc. "
-                'M, N and K are at least 16. input_precision is "ieee", "tf32" or "tf32x3" for f32 inputs.',
+                'M, N and K are at least 16. For f32 inputs, input_precision is "ieee", "tf32x3", "tf32", "bf16x3" '
+                'or "bf16x6", written as a string or as a string tile constant (which a tune list can vary).',
             ),
             ("exp", "exp(x)", "e to the x, elementwise (floating point)."),
             ("exp2", "exp2(x)", "2 to the x, elementwise (floating point); cheaper than exp on GPUs."),
@@ -158,6 +159,16 @@ DTYPES: dict[str, str] = {name: dtype.doc for name, dtype in DTYPE_TABLE.items()
 CONSTANTS: dict[str, str] = {
     "inf": "positive infinity (f32); write -inf for negative infinity",
     "nan": "not a number (f32)",
+}
+
+# dot's input_precision for f32 operands: what each does. Triton 3.6's tl.dot on NVIDIA accepts all five (its
+# allowed_dot_input_precisions); its CPU interpreter accepts the first three and computes every one in fp32.
+INPUT_PRECISIONS: dict[str, str] = {
+    "ieee": "exact fp32 on the CUDA cores (FMA): no input rounding; the slowest",
+    "tf32x3": "three tf32 tensor-core products of split inputs (big*big + big*small + small*big): about fp32 accuracy",
+    "tf32": "one tf32 tensor-core product: inputs rounded to 10 mantissa bits; the fastest and the least accurate",
+    "bf16x3": "three bf16 tensor-core products of split inputs: about 16 mantissa bits, between tf32 and fp32",
+    "bf16x6": "six bf16 tensor-core products of inputs split in three: about fp32 accuracy",
 }
 
 # Policy settings (0 or 1) that become options of the outermost runtime `range` loops (Triton's tl.range).

@@ -6,7 +6,7 @@ import difflib
 import math
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, METHODS
+from argus.dsl.builtins import BUILTINS, INPUT_PRECISIONS, METHODS
 from argus.dsl.evaluate import cdiv
 from argus.dsl.scope import ERROR, Ref, V
 from argus.dsl.shapes import broadcast, fits, is_power_of_two, result_dtype
@@ -32,7 +32,6 @@ from argus.dsl.types import (
 
 FLOAT_MATH = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
 REDUCTIONS = {"sum", "max", "min", "argmax", "argmin"}
-INPUT_PRECISIONS = ("ieee", "tf32", "tf32x3")
 
 
 def narrows(source, target) -> bool:
@@ -84,6 +83,10 @@ class CallsMixin:
         mark = len(self.block.ops)
         v = self.expr(expr)
         if isinstance(v.type, ErrorT):
+            return None, None
+        if isinstance(v.type, StrT):
+            kind = "integer" if kinds == (int,) else "number"
+            self.error("AR204", expr.span, f"{what} must be a compile-time {kind}, not {self.describe(v)}")
             return None, None
         source = self.constant_expr(v)
         const = v.const
@@ -497,15 +500,22 @@ class CallsMixin:
                 )
             out_dtype = acc.type.dtype
             operands.append(acc.value)
-        precision = "ieee"
+        precision, constant = "ieee", None
         if "input_precision" in args:
             v = self.expr(args["input_precision"])
+            if isinstance(v.type, ErrorT):
+                return ERROR
+            if isinstance(v.type, StrT) and v.type.constant and v.type.value not in INPUT_PRECISIONS:
+                return ERROR  # a string tile constant with a bad value: reported at its declaration
             if not isinstance(v.type, StrT) or v.type.value not in INPUT_PRECISIONS:
                 choices = ", ".join(f'"{p}"' for p in INPUT_PRECISIONS)
-                return self.error("AR218", args["input_precision"].span, f"input_precision is one of {choices}")
-            precision = v.type.value
+                message = f"input_precision is one of {choices}, or a string tile constant naming one"
+                return self.error("AR218", args["input_precision"].span, message)
+            precision, constant = v.type.value, v.type.constant
         result_type = TileT(out_dtype, shape)
-        attrs = {"input_precision": precision, "out_dtype": out_dtype}
+        # precision_constant: the string tile constant that chose it (codegen passes the constexpr; a tune list
+        # varies it), or None for a literal
+        attrs = {"input_precision": precision, "precision_constant": constant, "out_dtype": out_dtype}
         return V(result_type, self.emit("dot", operands, result_type, e.span, **attrs), span=e.span)
 
     def call_math(self, e: ast.Call, name: str) -> V:

@@ -71,7 +71,8 @@ def evaluate(expr: ast.Expr, env: dict[str, Number]) -> Number | None:
             return value
         case ast.Name(id=name):
             if name in env:
-                return env[name]
+                value = env[name]
+                return None if isinstance(value, str) else value  # a string tile constant is not a number
             return CONSTANT_NAMES.get(name)
         case ast.UnaryOp(op=op, operand=operand):
             value = evaluate(operand, env)

@@ -8,7 +8,7 @@ Op kinds and their operands (attrs in brackets):
   math(x...) [fn]                    where(c, a, b)                  cast(x) [dtype]
   expand_dims(x) [axes]              reshape(x) [shape]              broadcast_to(x) [shape]
   trans(x)                           reduce(x) [fn, axis, keep_dims] cdiv(a, b)
-  dot(a, b[, acc]) [input_precision, out_dtype]
+  dot(a, b[, acc]) [input_precision, precision_constant (a string tile constant's name, or None), out_dtype]
   load(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]
   store(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
   atomic_add(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
@@ -93,9 +93,12 @@ class ParamIR:
 
 @dataclass(slots=True)
 class Constant:
+    """A tile constant or policy setting: a number, or for a tile constant a string naming a dot input
+    precision (`tile PREC = "tf32x3" tune [...]`)."""
+
     name: str
-    value: int | float
-    tune: list[int | float]
+    value: int | float | str
+    tune: list[int | float | str]
     span: Span
 
 

@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, LOOP_FLAGS, POLICY_SETTINGS
+from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, INPUT_PRECISIONS, LOOP_FLAGS, POLICY_SETTINGS
 from argus.dsl.calls import CallsMixin
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
@@ -45,6 +45,15 @@ def python_literal(value) -> str:
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return f'float("{value}")'
     return repr(value)
+
+
+def constant_text(value) -> str:
+    """A tile constant's value as Argus writes it: `128`, `"tf32x3"`."""
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def precision_choices() -> str:
+    return ", ".join(f'"{p}"' for p in INPUT_PRECISIONS)
 
 
 def runtime_type(type_):
@@ -174,8 +183,16 @@ class KernelAnalyzer(CallsMixin):
             if setting.name in table or (table is self.constants and setting.name in DTYPES | BUILTINS):
                 self.error("AR102", setting.name_span, f"{what} `{setting.name}` is already defined")
                 continue
+            if table is self.constants and isinstance(setting.value, ast.Str):
+                self.declare_string_constant(setting)
+                continue
             if value is None or isinstance(value, bool):
-                self.error("AR206", setting.value.span, f"{what} `{setting.name}` needs a compile-time number")
+                string = self.string_constant_in(setting.value)
+                if string is not None:
+                    message = f"{what} `{setting.name}` needs a number, and {self.string_constant_words(string.id)}"
+                    self.error("AR204", string.span, message)
+                else:
+                    self.error("AR206", setting.value.span, f"{what} `{setting.name}` needs a compile-time number")
                 continue
             tune = self.tune_list(setting, env, value)
             if table is self.constants and setting.name in self.overrides:
@@ -184,11 +201,64 @@ class KernelAnalyzer(CallsMixin):
             kind = "constant" if table is self.constants else "policy"
             self.symbols.append(SymbolUse(setting.name_span, setting.name, kind, f"= {value}", setting.name_span))
 
+    def declare_string_constant(self, setting: ast.Setting) -> None:
+        """`tile PREC = "tf32x3" tune ["ieee", "tf32x3", "tf32"]`: a string constant names a dot input precision.
+        A bad value is still declared (its diagnostic is here), so that its uses raise nothing more."""
+        value = setting.value.value
+        self.check_precision_value(value, setting.value.span)
+        tune: list = []
+        if setting.tune is not None:
+            for element in setting.tune.elts:
+                if not isinstance(element, ast.Str):
+                    message = f"`{setting.name}` is a string, so its tune values are strings too: quote each one"
+                    self.error("AR409", element.span, message)
+                    tune = []
+                    break
+                self.check_precision_value(element.value, element.span)
+                tune.append(element.value)
+            else:
+                if not tune:
+                    self.error("AR409", setting.tune.span, "a tune list needs at least one value")
+                elif value not in tune:
+                    self.error("AR409", setting.tune.span, f'the tune list must contain the default value "{value}"')
+        if setting.name in self.overrides:
+            value = self.overrides[setting.name]
+        self.constants[setting.name] = ir.Constant(setting.name, value, tune, setting.span)
+        self.symbols.append(SymbolUse(setting.name_span, setting.name, "constant", f'= "{value}"', setting.name_span))
+
+    def check_precision_value(self, value: str, span: Span) -> None:
+        if value not in INPUT_PRECISIONS:
+            message = f'a string tile constant names a dot input precision: one of {precision_choices()}, not "{value}"'
+            self.error("AR218", span, message)
+
+    def string_constant_in(self, expr: ast.Expr) -> ast.Name | None:
+        """The first name in an expression that is a string tile constant."""
+        match expr:
+            case ast.Name(id=name):
+                return expr if isinstance(getattr(self.constants.get(name), "value", None), str) else None
+            case ast.UnaryOp(operand=operand):
+                return self.string_constant_in(operand)
+            case ast.BinOp(left=left, right=right) | ast.Compare(left=left, right=right):
+                return self.string_constant_in(left) or self.string_constant_in(right)
+            case ast.BoolOp(left=left, right=right):
+                return self.string_constant_in(left) or self.string_constant_in(right)
+            case ast.Call(args=args):
+                return next((found for a in args if (found := self.string_constant_in(a)) is not None), None)
+        return None
+
+    def string_constant_words(self, name: str) -> str:
+        value = self.constants[name].value
+        return f'`{name}` is a string tile constant (= "{value}", a dot input precision), not a number'
+
     def tune_list(self, setting: ast.Setting, env: dict, default) -> list:
         if setting.tune is None:
             return []
         values = []
         for element in setting.tune.elts:
+            if isinstance(element, ast.Str):
+                message = f"`{setting.name}` is a number, so its tune values are numbers too, not strings"
+                self.error("AR409", element.span, message)
+                return []
             value = evaluate(element, env)
             if value is None or isinstance(value, bool):
                 self.error("AR409", element.span, "tune values must be compile-time numbers")
@@ -264,11 +334,19 @@ class KernelAnalyzer(CallsMixin):
                 return SizeExpr(None, value)
             case ast.Name(id=name):
                 if name in self.constants:
+                    if isinstance(self.constants[name].value, str):
+                        message = f"a tensor dimension is a number; {self.string_constant_words(name)}"
+                        self.error("AR204", expr.span, message)
+                        return None
                     self.symbols.append(SymbolUse(expr.span, name, "constant", "", self.constants[name].span))
                     return SizeExpr(None, int(self.constants[name].value), label=name)
                 return SizeExpr(self.size_symbol(name, expr.span))
             case ast.BinOp(op=("+" | "-") as op, left=ast.Name() as name, right=ast.Int(value=offset)):
                 if name.id in self.constants:
+                    if isinstance(self.constants[name.id].value, str):
+                        message = f"a tensor dimension is a number; {self.string_constant_words(name.id)}"
+                        self.error("AR204", name.span, message)
+                        return None
                     value = evaluate(expr, self.constant_values())
                     return SizeExpr(None, int(value), label=name.id)
                 return SizeExpr(self.size_symbol(name.id, name.span), offset if op == "+" else -offset)
@@ -663,6 +741,9 @@ class KernelAnalyzer(CallsMixin):
         if e.id in self.constants:
             constant = self.constants[e.id]
             value = constant.value
+            if isinstance(value, str):
+                self.symbols.append(SymbolUse(e.span, e.id, "constant", f'str = "{value}"', constant.span))
+                return V(StrT(value, e.id), span=e.span)
             dtype = I32 if isinstance(value, int) else F32
             self.symbols.append(SymbolUse(e.span, e.id, "constant", f"{dtype} = {value}", constant.span))
             return self.constant(value, ScalarT(dtype, value, True), e.span, expr=e.id)
@@ -685,13 +766,20 @@ class KernelAnalyzer(CallsMixin):
     def describe(self, v: V) -> str:
         if isinstance(v.type, TensorT):
             return f"the tensor itself ({v.type}); index it and load: load(T[i, j])"
+        if isinstance(v.type, StrT) and v.type.constant:
+            return f'the string tile constant `{v.type.constant}` (= "{v.type.value}", a dot input precision)'
+        if isinstance(v.type, StrT):
+            return f"the string {v.type}"
         return str(v.type)
 
     def require_value(self, v: V, span: Span) -> bool:
         """A scalar or tile; anything else gets one error here and poisons the result."""
         if isinstance(v.type, ScalarT | TileT):
             return True
-        if not isinstance(v.type, ErrorT):
+        if isinstance(v.type, StrT):
+            where = "only dot(..., input_precision=...) takes a string"
+            self.error("AR204", span, f"expected a number or a tile, found {self.describe(v)}; {where}")
+        elif not isinstance(v.type, ErrorT):
             self.error("AR216", span, f"expected a scalar or a tile, found {self.describe(v)}")
         return False
 

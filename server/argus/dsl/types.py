@@ -157,7 +157,11 @@ class TupleT:
 
 @dataclass(frozen=True, slots=True)
 class StrT:
+    """A string: a literal, or the value of a string tile constant (`constant` names it), which only dot's
+    input_precision takes."""
+
     value: str
+    constant: str | None = None
 
     def __str__(self) -> str:
         return repr(self.value)

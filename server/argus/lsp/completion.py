@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
+from argus.dsl.kernel_analysis import constant_text
 from argus.lsp import lookup
 from argus.lsp.guard import guarded
 
@@ -64,7 +65,8 @@ def completions(snapshot: Snapshot, line: int, col: int) -> list[types.Completio
         for size in kernel.sizes:
             items.setdefault(size, item(size, types.CompletionItemKind.Constant, "i32", "problem size"))
         for name, constant in kernel.constants.items():
-            items[name] = item(name, types.CompletionItemKind.Constant, f"= {constant.value}", "tile constant")
+            shown = f"= {constant_text(constant.value)}"
+            items[name] = item(name, types.CompletionItemKind.Constant, shown, "tile constant")
     # values assigned above the cursor in this kernel
     for symbol in snapshot.check.analysis.symbols:
         defined_above = symbol.definition == symbol.span and symbol.span.line <= line

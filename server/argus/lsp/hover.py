@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
+from argus.dsl.kernel_analysis import constant_text
 from argus.lsp import lookup
 from argus.lsp.guard import guarded
 
@@ -97,9 +98,9 @@ def describe_symbol(snapshot: Snapshot, symbol: SymbolUse, layouts: list) -> str
     parts = [f"```argus\n{symbol.name}: {symbol.type}\n```", f"*{KIND_WORDS.get(symbol.kind, symbol.kind)}*"]
     if symbol.kind == "constant" and kernel_ir is not None and symbol.name in kernel_ir.constants:
         constant = kernel_ir.constants[symbol.name]
-        parts[0] = f"```argus\ntile {symbol.name} = {constant.value}\n```"
+        parts[0] = f"```argus\ntile {symbol.name} = {constant_text(constant.value)}\n```"
         if constant.tune:
-            parts.append(f"tune: {', '.join(str(v) for v in constant.tune)}")
+            parts.append(f"tune: {', '.join(constant_text(v) for v in constant.tune)}")
     match = TILE_TYPE.match(symbol.type)
     if match is not None and symbol.kind in ("variable", "param"):
         dims = [d.strip() for d in match.group("dims").split(",")]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult, check_source
+from argus.dsl.kernel_analysis import constant_text
 from argus.dsl.spans import Span
 from argus.lsp import lookup
 from argus.skills.provider import Edit, SkillAction, SkillRequest
@@ -110,7 +111,7 @@ class RetuneProvider:
     def action(request: SkillRequest, kernel: ast.Kernel, setting: ast.Setting, old, new) -> SkillAction:
         title = f"Retune {setting.name} = {old} → {new}"
         skill = f"retune.{setting.name}"
-        edit = Edit(setting.value.span, str(new))
+        edit = Edit(setting.value.span, constant_text(new))
         edited = check_source(apply_edits(request.text, (edit,)))
         errors_before = sum(d.severity.value == "error" for d in request.check.diagnostics)
         new_errors = [d for d in edited.diagnostics if d.severity.value == "error"]
