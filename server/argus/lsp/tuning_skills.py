@@ -1,6 +1,7 @@
 """Two built-in skill providers behind the skill interface: deeper software pipelining (`policy num_stages`) and
-retuning a `tune`-listed tile constant. Both are guarded by the shared memory the pipelined `dot` operands need
-on an H200, an estimate that lives in argus.skills.shared_memory (its docstring says how it was checked).
+retuning a `tune`-listed tile constant. Both are guarded by the shared memory the kernel needs on an H200, the
+estimate `argus check` also checks every tune configuration with (argus.dsl.resources, calibrated against
+sm_90 compiles: docs/codegen.md).
 """
 
 from __future__ import annotations
@@ -10,18 +11,10 @@ from dataclasses import dataclass
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult, check_source
 from argus.dsl.kernel_analysis import constant_text
+from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.spans import Span
 from argus.lsp import lookup
 from argus.skills.provider import Edit, SkillAction, SkillRequest
-from argus.skills.shared_memory import (  # noqa: F401  (re-exported: the server's older imports use them)
-    DEFAULT_NUM_STAGES,
-    PASS_THROUGH,
-    SHARED_MEMORY_LIMIT,
-    kib,
-    loaded_in,
-    num_stages,
-    pipelined_bytes,
-)
 from argus.skills.text import apply_edits  # re-exported: argus.lsp.quick_fixes and diagnostics use it
 from argus.skills.transforms.settings import setting_node
 
@@ -50,11 +43,11 @@ class PipeliningProvider:
         if per_stage is None:
             reason = f"needs a `for` loop whose `dot` reads tiles loaded in the loop; `{kernel.name}` has none"
             return [SkillAction(skill, title, failed_precondition=reason)]
-        needed = per_stage * (current + 1)
+        needed = shared_memory(kernel_ir, {"num_stages": current + 1}, kernel)
         if needed > SHARED_MEMORY_LIMIT:
             reason = (
-                f"{current + 1} stages need {kib(needed)} of shared memory for the dot operands "
-                f"({kib(per_stage)} a stage); an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
+                f"{current + 1} stages need {kib(needed)} of shared memory ({kib(per_stage)} of dot operands a "
+                f"stage); an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
             )
             return [SkillAction(skill, title, failed_precondition=reason)]
         setting = setting_node(kernel, "num_stages", ast.PolicyDecl)
@@ -62,7 +55,7 @@ class PipeliningProvider:
             reason = "num_stages has a `tune` list; the tuner chooses its value"
             return [SkillAction(skill, title, failed_precondition=reason)]
         edit = self.edit(kernel, setting, current + 1)
-        detail = f"shared memory for the dot operands {kib(per_stage * current)} → {kib(needed)}"
+        detail = f"shared memory {kib(shared_memory(kernel_ir, None, kernel))} → {kib(needed)}"
         return [SkillAction(skill, title, edits=(edit,), detail=detail)]
 
     @staticmethod
@@ -119,16 +112,15 @@ class RetuneProvider:
             first = new_errors[0]
             return SkillAction(skill, title, failed_precondition=f"the kernel would not check: {first.message}")
         retuned = edited.analysis.kernels.get(kernel.name)
-        per_stage = pipelined_bytes(retuned) if retuned is not None else None
-        if per_stage is not None:
-            stages = num_stages(retuned)
-            if per_stage * stages > SHARED_MEMORY_LIMIT:
+        if retuned is not None and pipelined_bytes(retuned) is not None:
+            stages, needed = num_stages(retuned), shared_memory(retuned)
+            if needed > SHARED_MEMORY_LIMIT:
                 reason = (
-                    f"{setting.name} = {new} with {stages} stages needs {kib(per_stage * stages)} of shared memory "
-                    f"for the dot operands; an H200 program has at most {kib(SHARED_MEMORY_LIMIT)}"
+                    f"{setting.name} = {new} with {stages} stages needs {kib(needed)} of shared memory; an H200 "
+                    f"program has at most {kib(SHARED_MEMORY_LIMIT)}"
                 )
                 return SkillAction(skill, title, failed_precondition=reason)
-            return SkillAction(skill, title, edits=(edit,), detail=f"{kib(per_stage * stages)} of shared memory")
+            return SkillAction(skill, title, edits=(edit,), detail=f"{kib(needed)} of shared memory")
         return SkillAction(skill, title, edits=(edit,))
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult
+from argus.dsl.resources import SHARED_MEMORY_LIMIT, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.unparse import unparse
-from argus.skills.shared_memory import SHARED_MEMORY_LIMIT, num_stages, pipelined_bytes
 
 
 @dataclass(slots=True)
@@ -34,13 +34,16 @@ class KernelFacts:
         """Tensors both read and written: a loop over them may carry a dependency through memory."""
         return self.loaded & self.stored
 
-    def shared_memory(self, stages: int | None = None, scale: float = 1.0) -> int | None:
-        if self.stage_bytes is None:
+    def shared_memory(self, stages: int | None = None, overrides: dict | None = None) -> int | None:
+        """The shared memory the kernel needs (argus.dsl.resources' estimate) at its declared configuration, or
+        with `num_stages` and other settings changed; None without an IR."""
+        if self.kernel_ir is None:
             return None
-        return int(self.stage_bytes * scale) * (self.stages if stages is None else stages)
+        changed = {**(overrides or {}), **({"num_stages": stages} if stages is not None else {})}
+        return shared_memory(self.kernel_ir, changed, self.source)
 
-    def fits_shared_memory(self, stages: int | None = None, scale: float = 1.0) -> bool:
-        needed = self.shared_memory(stages, scale)
+    def fits_shared_memory(self, stages: int | None = None, overrides: dict | None = None) -> bool:
+        needed = self.shared_memory(stages, overrides)
         return needed is None or needed <= SHARED_MEMORY_LIMIT
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from argus.dsl import ast
+from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib
 from argus.dsl.spans import Span
 from argus.skills.facts import KernelFacts, walk
 from argus.skills.provider import Edit
-from argus.skills.shared_memory import SHARED_MEMORY_LIMIT, kib
 from argus.skills.transforms.base import Application, Check, Transform
 
 
@@ -116,8 +116,8 @@ def loop_has_dot(facts: KernelFacts) -> Check:
     )
 
 
-def fits(facts: KernelFacts, stages: int | None, scale: float = 1.0) -> Check:
-    needed = facts.shared_memory(stages, scale)
+def fits(facts: KernelFacts, stages: int | None, overrides: dict | None = None) -> Check:
+    needed = facts.shared_memory(stages, overrides)
     holds = needed is None or needed <= SHARED_MEMORY_LIMIT
     found = "" if holds else f"needs {kib(needed)} of shared memory; an sm_90 program has {kib(SHARED_MEMORY_LIMIT)}"
     return Check("fits_shared_memory", holds, found)
@@ -252,9 +252,7 @@ class TileSize(SettingTransform):
         return min(bigger) if bigger else None
 
     def extra_checks(self, facts, setting, old, new) -> list[Check]:
-        # the dot operands scale with the tile; a run length used by one operand only scales less, so this
-        # overestimates, the safe side for a refusal the compile gate would confirm
-        return [fits(facts, None, new / old)]
+        return [fits(facts, None, {setting.name: new})]
 
 
 def point(line: int, col: int) -> Span:
