@@ -21,6 +21,7 @@ STAGES = {"AR501": ("compile",)}
 OPTIONS = {"AR504": {"timeout_s": 15}}
 # Text on the Argus line the error must point at (the others point at the kernel's header).
 POINTS_AT = {
+    "AR501": "arange(B)",
     "AR502": "store(z[i], a + b",
     "AR505": "load(x[i * 100000])",
     "AR507": "torch.softmax(x, dim=2)",

@@ -17,7 +17,7 @@ def test_the_demo_finds_the_bug_fixes_it_and_passes_the_gate():
     assert out.count("b's K index") == 1  # once: the record in the data is named, not printed again
     assert "trials at M=96, N=80, K=128" in out
     assert "✓ quick fix Load `b` at `a`'s K index: `rk + BK` → `rk`" in out
-    assert "✗ skill     Retune BK = 64 → 128\n      disabled: BK = 128 with 3 stages needs 288 KiB" in out
+    assert "✗ skill     Skill: Drop edge masks (load of A)\n      disabled: divisible_by_tile: needs `requires M" in out
     assert "+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)" in out
     assert "diagnostics of version 2: none" in out
     assert "✓ compile  passed" in out and "✓ correct  passed" in out

@@ -9,6 +9,7 @@ from argus.dsl import ast, ir
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
+from argus.dsl.resources import check_resources
 from argus.dsl.types import ScalarT
 from argus.dsl.unparse import unparse
 
@@ -28,10 +29,12 @@ def analyze(module: ast.Module) -> Analysis:
             result.diagnostics.append(make("AR102", kernel.name_span, f"kernel `{kernel.name}` is defined twice"))
             continue
         kernels[kernel.name] = kernel
+        mark = len(result.diagnostics)
         try:
             result.kernels[kernel.name] = KernelAnalyzer(kernel, result.diagnostics, result.symbols).run()
         except Exception as error:  # an analyzer bug must not take down the editor
             result.diagnostics.append(make("AR216", kernel.name_span, f"internal analyzer error: {error!r}"))
+        _check_resources(kernel, result, mark)
     blocks: dict[tuple[str, str], ast.Item] = {}
     for item in module.items:
         if isinstance(item, ast.PythonBlock | ast.Sizes):
@@ -70,6 +73,18 @@ def analyze(module: ast.Module) -> Analysis:
             message = f"`sizes {name}` has no `small` set, the one the gate runs on the CPU"
             result.diagnostics.append(make("AR108", sizes.kernel_span, message))
     return result
+
+
+def _check_resources(kernel: ast.Kernel, result: Analysis, mark: int) -> None:
+    """AR410 for a kernel that analyzed without errors: each configuration it may launch with fits in an sm_90
+    program's shared memory (argus.dsl.resources)."""
+    kernel_ir = result.kernels.get(kernel.name)
+    if kernel_ir is None or any(d.severity.value == "error" for d in result.diagnostics[mark:]):
+        return
+    try:
+        result.diagnostics.extend(check_resources(kernel, kernel_ir))
+    except Exception as error:  # an estimate bug must not take down the editor
+        result.diagnostics.append(make("AR216", kernel.name_span, f"internal resource-check error: {error!r}"))
 
 
 def _inputs(kernel: ir.KernelIR) -> list[str]:
