@@ -269,6 +269,16 @@ class Kernel:
 
 
 @dataclass(slots=True)
+class Tolerance:
+    """`tolerance 2e-3` (every floating output) or `tolerance C = 2e-3, D = 1e-3` on a reference's header: the
+    tol the gate compares those outputs with, in place of their dtype's (docs/gate.md)."""
+
+    value: Expr | None
+    bindings: list[Binding]
+    span: Span
+
+
+@dataclass(slots=True)
 class PythonBlock:
     """`reference NAME(args):` or `inputs NAME:` followed by a Python body (PyTorch code)."""
 
@@ -280,6 +290,7 @@ class PythonBlock:
     body_line: int  # line of the body's first line in the file
     body_indent: int  # columns removed by dedenting
     span: Span
+    tolerance: Tolerance | None = None  # a reference's declared tolerance
 
 
 @dataclass(slots=True)

@@ -154,8 +154,14 @@ class BuildAst(Transformer):
     sizes_item = kernel_item
 
     def py_header(self, children):
-        kind, name, params = children
-        return kind, name, params, span_of(children)
+        kind, name, params, tolerance = children
+        return kind, name, params, tolerance, span_of(children)
+
+    def py_tolerance(self, children):
+        items = children[1:]
+        value = next((item for item in items if not isinstance(item, ast.Binding)), None)
+        bindings = [item for item in items if isinstance(item, ast.Binding)]
+        return ast.Tolerance(value, bindings, span_of(children))
 
     def py_kind(self, children):
         return str(children[0])

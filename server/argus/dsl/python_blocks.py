@@ -39,7 +39,7 @@ def parse_python_block(lines: list[str], start: int, stop: int, diagnostics: lis
     header = statements[0]
     span = item_span(lines, start, stop)
     try:
-        kind, name, params, _ = parse_header(lines, header, diagnostics)
+        kind, name, params, tolerance, _ = parse_header(lines, header, diagnostics)
     except UnexpectedInput as error:
         line, col = (error.line - 1, error.column - 1) if error.line > 0 else (start, 0)
         diagnostics.append(make("AR001", point(line, max(col, 0)), error_message(error)))
@@ -50,7 +50,7 @@ def parse_python_block(lines: list[str], start: int, stop: int, diagnostics: lis
     indent = indentation(first_code) if first_code is not None else 0
     prefix = first_code[: len(first_code) - len(first_code.lstrip())] if first_code is not None else ""
     body = "\n".join(line[len(prefix) :] if line.startswith(prefix) else line.lstrip() for line in body_lines)
-    block = ast.PythonBlock(str(kind), str(name), token_span(name), params, body, header.end, indent, span)
+    block = ast.PythonBlock(str(kind), str(name), token_span(name), params, body, header.end, indent, span, tolerance)
     if first_code is None:
         end_line = header.end - 1
         message = f"`{kind} {name}` has no body"
