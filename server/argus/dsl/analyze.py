@@ -6,6 +6,7 @@ import ast as pyast
 from dataclasses import dataclass, field
 
 from argus.dsl import ast, ir
+from argus.dsl.accuracy import check_accuracy
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
@@ -72,6 +73,12 @@ def analyze(module: ast.Module) -> Analysis:
         elif not any(s.name == "small" for s in sizes.sets):
             message = f"`sizes {name}` has no `small` set, the one the gate runs on the CPU"
             result.diagnostics.append(make("AR108", sizes.kernel_span, message))
+        if name in result.kernels:
+            try:  # dot precisions against the outputs' tolerances (AR219), and a reference's declared tolerance
+                check_accuracy(kernel, result.kernels[name], blocks.get(("reference", name)), sizes, result.diagnostics)
+            except Exception as error:  # an analyzer bug must not take down the editor
+                message = f"internal accuracy-check error: {error!r}"
+                result.diagnostics.append(make("AR216", kernel.name_span, message))
     return result
 
 

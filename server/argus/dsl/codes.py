@@ -64,6 +64,7 @@ CODES: dict[str, CodeInfo] = {
     "AR216": CodeInfo("value used where it cannot be", "error"),
     "AR217": CodeInfo("unsupported tensor dimension", "error"),
     "AR218": CodeInfo("invalid argument value", "error"),
+    "AR219": CodeInfo("dot precision cannot keep the output's tolerance", "error"),
     # data-flow invariants (the verifier, argus.verify)
     "AR301": CodeInfo("access out of bounds", "error"),
     "AR302": CodeInfo("two programs write the same element", "error"),
