@@ -10,8 +10,10 @@ from argus.dsl.check import CheckResult, check_source
 
 QUIET = {"AR107", "AR108"}
 
+# An f16 output: every precision keeps its tolerance at this K, so the accuracy rule (AR219) has nothing to say
+# about the tune lists these tests write.
 GEMM = """\
-kernel k(A: f32[M, K], B: f32[K, N], C: out f32[M, N]):
+kernel k(A: f32[M, K], B: f32[K, N], C: out f16[M, N]):
     tile BM = 64, BN = 64, BK = 32, PREC = "tf32x3" tune ["ieee", "tf32x3", "tf32"]
     grid (cdiv(M, BM), cdiv(N, BN))
     rm = program_id(0) * BM + arange(BM)
@@ -22,7 +24,7 @@ kernel k(A: f32[M, K], B: f32[K, N], C: out f32[M, N]):
         a = load(A[rm, rk], mask=(rm < M, rk < K), other=0)
         b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)
         acc = dot(a, b, acc, input_precision=PREC)
-    store(C[rm, rn], acc, mask=(rm < M, rn < N))
+    store(C[rm, rn], acc.to(f16), mask=(rm < M, rn < N))
 """
 
 
@@ -132,7 +134,7 @@ def test_the_string_constant_in_another_tile_constant_is_a_type_error():
 
 
 def test_the_string_constant_as_a_tensor_dimension_is_a_type_error():
-    text = GEMM.replace("C: out f32[M, N]", "C: out f32[M, N], D: f32[PREC]")
+    text = GEMM.replace("C: out f16[M, N]", "C: out f16[M, N], D: f32[PREC]")
     assert ("AR204", "PREC") in checked(text).reported
 
 
