@@ -170,6 +170,15 @@ class PolicyDecl:
 
 
 @dataclass(slots=True)
+class LayoutDecl:
+    """`layout B: K`: tensor parameter B's axis named K is contiguous in memory (stride 1)."""
+
+    tensor: Name
+    axis: Name
+    span: Span
+
+
+@dataclass(slots=True)
 class Requires:
     conditions: list[Expr]
     span: Span
@@ -242,7 +251,21 @@ class If:
     span: Span
 
 
-Stmt = TileDecl | PolicyDecl | Requires | Grid | Invariant | Assign | AugAssign | ExprStmt | Pass | ErrorStmt | For | If
+Stmt = (
+    TileDecl
+    | PolicyDecl
+    | LayoutDecl
+    | Requires
+    | Grid
+    | Invariant
+    | Assign
+    | AugAssign
+    | ExprStmt
+    | Pass
+    | ErrorStmt
+    | For
+    | If
+)
 
 # ---- top-level items -----------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from argus.dsl.unparse import unparse
 
 # Keywords and brackets stay in the token stream so that spans are exact; callbacks then drop them.
 SYNTAX = frozenset(
-    {"KERNEL", "SIZES", "TILE", "POLICY", "REQUIRES", "GRID", "INVARIANT", "FOR", "IF", "ELIF", "ELSE", "NOT"}
+    {"KERNEL", "SIZES", "TILE", "POLICY", "LAYOUT", "REQUIRES", "GRID", "INVARIANT", "FOR", "IF", "ELIF", "ELSE", "NOT"}
     | {"LPAR", "RPAR", "LSQB", "RSQB"}
 )
 
@@ -197,6 +197,12 @@ class BuildAst(Transformer):
     def setting(self, children):
         name, value, _tune, tune_list = children
         return ast.Setting(str(name), token_span(name), value, tune_list, span_of(children))
+
+    def layout_decl(self, children):
+        _keyword, tensor, axis = children
+        return ast.LayoutDecl(
+            ast.Name(str(tensor), token_span(tensor)), ast.Name(str(axis), token_span(axis)), span_of(children)
+        )
 
     def requires_decl(self, children):
         return ast.Requires(present(children), span_of(children))

@@ -89,6 +89,7 @@ CODES: dict[str, CodeInfo] = {
     "AR408": CodeInfo("output never written", "warning"),
     "AR409": CodeInfo("invalid tune list", "error"),
     "AR410": CodeInfo("tune configuration does not fit", "error"),
+    "AR411": CodeInfo("invalid layout declaration", "error"),
     # the gate: found by compiling and running the kernel, never by `check`
     "AR501": CodeInfo("kernel does not compile", "error"),
     "AR502": CodeInfo("kernel output differs from the reference", "error"),

@@ -114,6 +114,7 @@ class KernelIR:
     grid: list[Value]
     body: Block
     span: Span
+    layouts: dict[str, int] = field(default_factory=dict)  # tensor -> its axis declared contiguous (stride 1)
 
     def tensor(self, name: str) -> ParamIR | None:
         return next((p for p in self.params if p.name == name and isinstance(p.type, TensorT)), None)

@@ -36,7 +36,7 @@ from argus.dsl.types import (
     DTYPES as DTYPE_TABLE,
 )
 
-DECLARATIONS = (ast.TileDecl, ast.PolicyDecl, ast.Requires, ast.Grid)
+DECLARATIONS = (ast.TileDecl, ast.PolicyDecl, ast.LayoutDecl, ast.Requires, ast.Grid)
 BITWISE = {"&", "|", "^", "<<", ">>"}
 
 
@@ -91,6 +91,7 @@ class KernelAnalyzer(CallsMixin):
         self.sizes: dict[str, ir.Value] = {}
         self.size_spans: dict[str, Span] = {}
         self.params: list[ir.ParamIR] = []
+        self.layouts: dict[str, int] = {}  # tensor parameter -> its axis declared contiguous (`layout B: K`)
         self.grid_rank: int | None = None
         self.in_assertion = False
         self.in_requires = False  # data facts such as partition(T, n) are allowed only in `requires`
@@ -151,6 +152,7 @@ class KernelAnalyzer(CallsMixin):
                 self.declare_settings(stmt.settings, self.policy, "policy setting")
         self.check_policy()
         self.declare_params()
+        self.declare_layouts([s for s in top if isinstance(s, ast.LayoutDecl)])
         launch = self.block
         requires = self.lower_requires([s for s in top if isinstance(s, ast.Requires)])
         grid = self.lower_grid([s for s in top if isinstance(s, ast.Grid)])
@@ -171,6 +173,7 @@ class KernelAnalyzer(CallsMixin):
             grid,
             body,
             self.kernel.span,
+            self.layouts,
         )
 
     def constant_values(self) -> dict[str, int | float]:
@@ -321,6 +324,41 @@ class KernelAnalyzer(CallsMixin):
             self.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out))
             self.scope.names[param.name] = Binding("param", V(type_, value), param.name_span)
             self.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
+
+    def declare_layouts(self, decls: list[ast.LayoutDecl]) -> None:
+        """`layout B: K`: B's axis named K has stride 1. Only the generated code and its launcher read it (the
+        verifier reasons on logical indices, which a layout does not change)."""
+        params = {p.name: p for p in self.params}
+        for decl in decls:
+            name, axis = decl.tensor.id, decl.axis.id
+            param = params.get(name)
+            if param is None or not isinstance(param.type, TensorT):
+                tensors = [p.name for p in self.params if isinstance(p.type, TensorT) and not p.is_out]
+                what = "a scalar parameter" if param is not None else "not a parameter"
+                close = difflib.get_close_matches(name, tensors, n=1)
+                hint = f"; did you mean `{close[0]}`?" if close else ""
+                message = f"`layout` names a tensor parameter; `{name}` is {what}{hint}"
+                self.error("AR411", decl.tensor.span, message)
+                continue
+            self.symbols.append(SymbolUse(decl.tensor.span, name, "param", str(param.type), param.span))
+            if param.is_out:
+                message = f"`{name}` is an output: the launcher would copy it and the kernel's writes would be lost"
+                self.error("AR411", decl.tensor.span, message)
+                continue
+            if name in self.layouts:
+                self.error("AR411", decl.span, f"`{name}` already has a layout")
+                continue
+            axes = [a for a, dim in enumerate(param.type.shape) if axis in (dim.symbol, dim.label)]
+            dims = ", ".join(str(d) for d in param.type.shape)
+            if len(axes) != 1:
+                why = "is not an axis of" if not axes else "names more than one axis of"
+                self.error("AR411", decl.axis.span, f"`{axis}` {why} `{name}` ({param.type.dtype}[{dims}])")
+                continue
+            self.layouts[name] = axes[0]
+            if axis in self.sizes:
+                self.symbols.append(SymbolUse(decl.axis.span, axis, "size", "i32 problem size", self.size_spans[axis]))
+            elif axis in self.constants:
+                self.symbols.append(SymbolUse(decl.axis.span, axis, "constant", "", self.constants[axis].span))
 
     @staticmethod
     def unknown_dtype_message(name: str) -> str:

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from argus.lsp.documents import Snapshot
     from argus.lsp.server import ArgusServer
 
-KEYWORDS = ("kernel", "tile", "policy", "requires", "grid", "for", "in", "if", "else", "invariant", "out", "tune")
+KEYWORDS = (
+    *("kernel", "tile", "policy", "layout", "requires", "grid"),
+    *("for", "in", "if", "else", "invariant", "out", "tune"),
+)
 SYMBOL_KINDS = {
     "param": types.CompletionItemKind.Variable,
     "size": types.CompletionItemKind.Constant,
