@@ -2,7 +2,7 @@
 
 kernel.py              the generated Triton module (every kernel of the file)
 problem_NAME.py        per kernel: sizes, an inputs recipe, the reference (torch only)
-manifest.json          per kernel: the Argus lines errors map back to, outputs, tf32; the source map
+manifest.json          per kernel: the Argus lines errors map back to, outputs, reductions, tolerances; the source map
 source.argus           the source it was made from
 run.py, gate_*.py      the runner (argus/gate/runner), standard library + torch + triton
 """

@@ -1,15 +1,16 @@
 """What the runner needs to know about each kernel that only the Argus analysis knows: the lines errors map
-back to, which outputs accumulate, tf32 dots. Written as manifest.json beside the generated modules, so the
-runner (torch and triton only) never needs argus.
+back to, which outputs accumulate, what each output sums over and the tolerances a reference declares (the
+tolerance rule, docs/gate.md). Written as manifest.json beside the generated modules, so the runner (torch and
+triton only) never needs argus.
 """
 
 from __future__ import annotations
 
 from argus.dsl import ast, ir
+from argus.dsl.accuracy import declared_tolerances, reduction_factors
 from argus.dsl.check import CheckResult
 
 MANIFEST_FORMAT = "argus-gate-bundle/1"
-TF32_PRECISIONS = ("tf32", "tf32x3")
 
 
 def problem_file(kernel: str) -> str:
@@ -17,11 +18,12 @@ def problem_file(kernel: str) -> str:
 
 
 def kernel_facts(check: CheckResult, name: str) -> dict:
-    """Lines are 1-based. `outputs` maps each out parameter to its first store: a wrong value is reported there."""
+    """Lines are 1-based. `outputs` maps each out parameter to its first store: a wrong value is reported there.
+    `reductions` gives each output's reduction factors (size symbols, or numbers for tile constants: R is their
+    product at a trial's sizes); `tolerances` the tol its reference declares, where it declares one."""
     kernel = check.analysis.kernels[name]
     outputs: dict[str, int] = {}
     accumulated: list[str] = []
-    tf32 = False
     dot_dtype = None
     for op in ir.walk_ops(kernel.body):
         if op.kind in ("store", "atomic_add"):
@@ -29,19 +31,21 @@ def kernel_facts(check: CheckResult, name: str) -> dict:
             if op.kind == "atomic_add" and op.attrs["tensor"] not in accumulated:
                 accumulated.append(op.attrs["tensor"])
         elif op.kind == "dot":
-            tf32 = tf32 or op.attrs.get("input_precision") in TF32_PRECISIONS
             dot_dtype = dot_dtype or str(op.operands[0].type.dtype)
     facts = {
         "line": kernel.span.line + 1,
         "problem": problem_file(name),
         "outputs": {p.name: outputs.get(p.name) for p in kernel.params if p.is_out},
         "accumulated_outputs": accumulated,
-        "tf32": tf32,
         "dot_dtype": dot_dtype,
+        "reductions": reduction_factors(kernel),
+        "tolerances": {},
     }
     for item in check.module.items:
         if isinstance(item, ast.PythonBlock) and item.kernel == name:
             facts[f"{item.kind}_line"] = item.kernel_span.line + 1
+            if item.kind == "reference":
+                facts["tolerances"] = declared_tolerances(item, kernel)
     return facts
 
 

@@ -72,11 +72,21 @@ class CorrectFacts(Model):
     sizes: list[dict[str, int]] = Field(description="the problem sizes of each trial")
     interpreter: bool = Field(description="ran through TRITON_INTERPRET=1 (on the CPU)")
     tolerance: dict[str, float] = Field(
-        description="per output, tol = atol = rtol: an element passes when |got - ref| <= tol * (1 + |ref|)"
+        description="per output, tol: an element passes when |got - ref| <= atol + tol * |ref| (docs/gate.md)"
+    )
+    absolute_tolerance: dict[str, float] = Field(
+        default_factory=dict,
+        description="per output, atol = max(tol, 4 u R), at the trial of the largest R; tol where R is short",
+    )
+    reduction_length: dict[str, int] = Field(
+        default_factory=dict,
+        description="per output, R: the product of the sizes each element sums over, at its largest trial",
     )
     max_abs_error: float | None = None
     max_rel_error: float | None = Field(
-        None, description="max of |got - ref| / (1 + |ref|), the measure the tolerance bounds: passes when <= tol"
+        None,
+        description="max of |got - ref| / (atol / tol + |ref|) (with atol = tol: relative to 1 + |ref|), the measure "
+        "the tolerance bounds: passes when <= tol",
     )
     first_mismatch: Mismatch | None = None
 
