@@ -4,6 +4,11 @@
                                                                     interpreter and compare with the reference
     python harness.py compile FILE...                                compile for sm_90 (no GPU needed) and read
                                                                     back shared memory and registers
+    python harness.py copies FILE --sizes M=256,N=256,K=256 [--override NAME=VALUE]... [--drop-layouts]
+                                                                    launch through the launcher (a recorder runs
+                                                                    nothing), compile what it passed for sm_90 as
+                                                                    the JIT specializes it, and report how each
+                                                                    global-to-shared copy moves its operand
 
 TRITON_INTERPRET must be set before triton is imported, so each mode runs here, never inside pytest's process.
 """
@@ -112,9 +117,11 @@ def compile_sm90(paths: list[str]) -> list[dict]:
                 signature[param["name"]] = argument_type(param)
             for size in entry["sizes"]:
                 signature[size] = "i32"
-            for strides in entry["strides"].values():
-                signature.update({stride: "i32" for stride in strides[:-1]})
-                if strides:  # a contiguous tensor's last stride is 1, which Triton's JIT specializes as a constant
+            for tensor, strides in entry["strides"].items():
+                signature.update({stride: "i32" for stride in strides})
+                if strides and tensor not in entry["layouts"]:
+                    # a contiguous tensor's last stride is 1, which Triton's JIT specializes as a constant; a tensor
+                    # with a `layout` has that constant in the kernel, and the launcher passes its other strides
                     signature[strides[-1]] = "constexpr"
                     constexprs[strides[-1]] = 1
             # torch allocations are 16-byte aligned, which the JIT also specializes on
@@ -160,13 +167,99 @@ def compile_sm90(paths: list[str]) -> list[dict]:
     return records
 
 
+def specialized(jit, args: tuple, kwargs: dict):
+    """ASTSource arguments for one recorded launch, specialized as Triton's JIT does (3.6 and 3.9 alike, see
+    docs/codegen.md): an integer equal to 1 becomes the constant 1, an integer divisible by 16 and a 16-byte
+    aligned pointer are marked divisible by 16."""
+    import torch
+
+    bound = dict(zip(jit.arg_names, args, strict=False)) | {k: v for k, v in kwargs.items() if k in jit.arg_names}
+    types_ = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.int32: "i32"}
+    signature, constexprs, attrs = {}, {}, {}
+    for index, param in enumerate(jit.params):
+        value = bound.get(param.name, param.default)
+        divisible = False
+        if param.is_constexpr or (isinstance(value, int) and value == 1):
+            signature[param.name], constexprs[param.name] = "constexpr", value
+        elif isinstance(value, torch.Tensor):
+            signature[param.name], divisible = "*" + types_[value.dtype], value.data_ptr() % 16 == 0
+        elif isinstance(value, int):
+            signature[param.name], divisible = "i32", value % 16 == 0
+        else:
+            signature[param.name] = "fp32"
+        if divisible:
+            attrs[(index,)] = [["tt.divisibility", 16]]
+    return signature, constexprs, attrs
+
+
+def operand_copies(paths: list[str], overrides: dict, sizes: dict, drop_layouts: bool) -> list[dict]:
+    import collections
+
+    import triton
+    from codegen_support import Recorder
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from argus.codegen import generate, generate_problem
+    from argus.dsl.check import check_source
+
+    records = []
+    for path in paths:
+        text = Path(path).read_text(encoding="utf-8")
+        if drop_layouts:
+            text = re.sub(r"^[ \t]*layout .*\n", "", text, flags=re.MULTILINE)
+        check = check_source(text)
+        module = load(generate(check, path).source, "kernels")
+        for name, entry in module.KERNELS.items():
+            problem = load(generate_problem(check, name), "problem")
+            inputs = problem.make_inputs(sizes, 0, "cpu")
+            jit, entry["jit"] = entry["jit"], Recorder()
+            entry["launcher"](**inputs, **overrides)
+            [launch] = entry["jit"].launches
+            signature, constexprs, attrs = specialized(jit, launch["args"], launch["kwargs"])
+            options = {k: v for k, v in launch["kwargs"].items() if k in ("num_warps", "num_stages", "num_ctas")}
+            target = GPUTarget("cuda", 90, 32)
+            compiled = triton.compile(ASTSource(jit, signature, constexprs, attrs), target=target, options=options)
+            ttgir = compiled.asm["ttgir"]
+            encodings = dict(re.findall(r"^(#[\w.]+) = (.*)$", ttgir, re.MULTILINE))
+            copies = []
+            for line in re.findall(r"^.*ttg\.async_copy_global_to_local .*$", ttgir, re.MULTILINE):
+                found = re.search(r"tensor<([\dx]+)x!tt\.ptr<\w+>, (#\w+)> -> <[\dx]+x\w+, (#\w+)", line)
+                layout = encodings[found.group(2)]
+                copies.append(
+                    {
+                        "shape": [int(n) for n in found.group(1).split("x")],
+                        "order": [int(n) for n in re.search(r"order = \[([\d, ]+)\]", layout).group(1).split(",")],
+                        "per_thread": [
+                            int(n) for n in re.search(r"sizePerThread = \[([\d, ]+)\]", layout).group(1).split(",")
+                        ],
+                        "shared": encodings[found.group(3)],
+                    }
+                )
+            sizes_in_bytes = re.findall(r"cp\.async\.\w+\.shared\.global[^;]*?, (0x[0-9a-f]+)", compiled.asm["ptx"])
+            records.append(
+                {
+                    "kernel": name,
+                    "strides": {k: list(v.stride()) for k, v in inputs.items() if hasattr(v, "stride")},
+                    "copies": copies,
+                    "cp_async_bytes": {int(k, 16): n for k, n in collections.Counter(sizes_in_bytes).items()},
+                }
+            )
+    return records
+
+
 def main(argv: list[str]) -> None:
     mode, rest = argv[0], argv[1:]
     overrides, paths, transpose = {}, [], False
+    sizes, drop_layouts = {}, False
     while rest:
         item = rest.pop(0)
         if item == "--transpose-inputs":
             transpose = True
+        elif item == "--drop-layouts":
+            drop_layouts = True
+        elif item == "--sizes":
+            sizes = {key: int(value) for key, value in (pair.split("=") for pair in rest.pop(0).split(","))}
         elif item == "--override":
             key, value = rest.pop(0).split("=")
             overrides[key] = int(value) if value.lstrip("-").isdigit() else value  # PREC=tf32: a string constant
@@ -175,6 +268,9 @@ def main(argv: list[str]) -> None:
     if mode == "interpret":
         os.environ["TRITON_INTERPRET"] = "1"
         records = interpret(paths, overrides, transpose)
+    elif mode == "copies":
+        os.environ.pop("TRITON_INTERPRET", None)
+        records = operand_copies(paths, overrides, sizes, drop_layouts)
     else:
         os.environ.pop("TRITON_INTERPRET", None)
         records = compile_sm90(paths)

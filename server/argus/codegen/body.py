@@ -40,6 +40,13 @@ def stride_name(tensor: str, axis: int) -> str:
     return f"{tensor}_stride{axis}"
 
 
+def strides_of(kernel: ir.KernelIR, param: ir.ParamIR) -> list[str | None]:
+    """Per axis of a tensor parameter, the name of its stride argument, or None for the axis a `layout`
+    declaration makes contiguous: its stride is the constant 1, which Triton's contiguity analysis sees."""
+    unit = kernel.layouts.get(param.name)
+    return [None if axis == unit else stride_name(param.name, axis) for axis in range(len(param.type.shape))]
+
+
 def constant_source(text: str) -> Expr:
     """A tile-constant expression from the IR (`BM`, `(2 * BN)`, `cdiv(BM, 16)`) as Triton constexpr code."""
     return Expr(re.sub(r"\bcdiv\(", "tl.cdiv(", text), 14)
@@ -397,8 +404,10 @@ class BodyEmitter:
         access = ir.memory_access(op)
         tensor = access.tensor.name
         pointer = atom(tensor)
-        for axis, index in enumerate(access.indices):
-            pointer = binary(pointer, "+", binary(self.text(index), "*", atom(stride_name(tensor, axis))))
+        strides = strides_of(self.kernel, self.kernel.tensor(tensor))
+        for index, stride in zip(access.indices, strides, strict=True):
+            offset = self.text(index) if stride is None else binary(self.text(index), "*", atom(stride))
+            pointer = binary(pointer, "+", offset)
         keywords: dict[str, Expr] = {}
         if access.mask is not None:
             keywords["mask"] = self.text(access.mask)
@@ -444,9 +453,8 @@ class BodyEmitter:
         lines = Lines()
         params = {p.name: p for p in self.kernel.params}
         for d in self.tma.descriptors:
-            tensor = params[d.tensor].type
             dims = self.tma_dims(d.tensor)
-            strides = [stride_name(d.tensor, a) for a in range(len(tensor.shape))]
+            strides = [stride or "1" for stride in strides_of(self.kernel, params[d.tensor])]
             block = [without_parens(str(constant_source(n))) for n in d.block]
             if d.folded:  # rows over the folded leading axes (contiguous: the launcher checks)
                 dims = [" * ".join(f"({x})" if " " in x else x for x in dims[: d.folded + 1]), *dims[d.folded + 1 :]]
@@ -465,7 +473,7 @@ def kernel_parameters(kernel: ir.KernelIR) -> list[str]:
     names += list(kernel.sizes)
     for param in kernel.params:
         if isinstance(param.type, TensorT):
-            names += [stride_name(param.name, axis) for axis in range(len(param.type.shape))]
+            names += [stride for stride in strides_of(kernel, param) if stride is not None]
     names += [f"{name}: tl.constexpr" for name in kernel.constants]
     if "tma" in kernel.policy:
         names.append(f"{FLAG}: tl.constexpr = 0")

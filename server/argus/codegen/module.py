@@ -7,11 +7,12 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argus.codegen.body import RESERVED, BodyEmitter, Lines, kernel_parameters, stride_name
+from argus.codegen.body import RESERVED, BodyEmitter, Lines, kernel_parameters, stride_name, strides_of
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.dsl import ir
 from argus.dsl.check import CheckResult
+from argus.dsl.resources import shared_memory
 from argus.dsl.types import ScalarT, TensorT
 
 RUNTIME = Path(__file__).with_name("runtime.py")
@@ -121,7 +122,12 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
     for parameter in parameters:
         lines.add(1, f"{parameter},")
     lines.add(0, "):")
-    lines.add(1, f'"""`{name}` (argus line {kernel.span.line + 1}): strides are in elements, one per tensor axis."""')
+    strides = (
+        "one per tensor axis, but none for an axis a `layout` makes contiguous"
+        if kernel.layouts
+        else "one per tensor axis"
+    )
+    lines.add(1, f'"""`{name}` (argus line {kernel.span.line + 1}): strides are in elements, {strides}."""')
     lines.extend(emitter.tma_descriptors())
     lines.extend(body)
     lines.add(0, "")
@@ -223,13 +229,16 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int
     lines.add(1, f'"constants": { ({n: c.value for n, c in kernel.constants.items()})!r},')
     lines.add(1, f'"policy": { ({n: c.value for n, c in kernel.policy.items()})!r},')
     lines.add(1, f'"configs": {tune_configs(kernel)!r},')
+    estimates = [shared_memory(kernel, config) for config in tune_configs(kernel)]
+    lines.add(1, f'"shared_memory": {estimates!r},  # bytes each config needs, argus check\'s estimate (AR410)')
     lines.add(1, f'"launch": _{name}_launch,')
     lines.add(1, f'"launch_args": {launch_arguments(kernel)!r},')
     lines.add(1, f'"counts": _{name}_counts,')
     lines.add(1, f'"accumulated": {accumulated!r},')
     lines.add(1, f'"fact_tensors": {fact_tensors(kernel)!r},')
-    strides = {p.name: [stride_name(p.name, a) for a in range(len(p.type.shape))] for p in tensor_params(kernel)}
+    strides = {p.name: [s for s in strides_of(kernel, p) if s is not None] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')
+    lines.add(1, f'"layouts": {kernel.layouts!r},  # tensor -> its axis of stride 1 (`layout`): the launcher copies')
     lines.add(1, f'"tma_tensors": {tma_tensors!r},  # tensors read or written through TMA descriptors')
     lines.add(1, f'"tma_folded": {tma_folded or {}!r},  # leading axes a descriptor folds into rows: contiguous')
     lines.add(0, "}")

@@ -181,6 +181,19 @@ def _check_precisions(kernel, constants):
             raise ArgusLaunchError(kernel["name"], key, expected, repr(constants[key]))
 
 
+def _make_contiguous(kernel, values):
+    """`layout T: K`: the kernel takes T's axis K to have stride 1. A tensor whose axis already has it (or has
+    length 1) is passed as it is; any other is copied once, with that axis innermost."""
+    for name, axis in kernel["layouts"].items():
+        tensor = values[name]
+        if tensor.stride(axis) != 1 and tensor.shape[axis] != 1:
+            if tensor.numel() > 2**31:  # a broadcast view can be small in memory and its copy not
+                expected = "element offsets below 2**31 (the kernel computes them in 32 bits)"
+                got = f"{_describe(tensor)}, whose contiguous copy `layout` asks for reaches {tensor.numel() - 1}"
+                raise ArgusLaunchError(kernel["name"], name, expected, got)
+            values[name] = tensor.movedim(axis, -1).contiguous().movedim(-1, axis)
+
+
 def _check_requires(kernel, scope):
     for text, holds in kernel["launch"](**scope)[1]:
         if not holds:
@@ -197,12 +210,14 @@ def _launch(kernel, args, kwargs, autotune=False):
     policy = {**kernel["policy"], **{k: v for k, v in overrides.items() if k in _POLICY}}
     _check_precisions(kernel, constants)
     sizes = _sizes(kernel, values, constants)
+    _make_contiguous(kernel, values)
     scalars = {p["name"]: values[p["name"]] for p in kernel["params"] if p["kind"] == "scalar"}
     arguments = [values[p["name"]] for p in kernel["params"]]
     arguments += [sizes[s] for s in kernel["sizes"]]
     for param in kernel["params"]:
         if param["kind"] == "tensor":
-            arguments += list(values[param["name"]].stride())
+            unit = kernel["layouts"].get(param["name"])  # the kernel has the constant 1 for this axis' stride
+            arguments += [s for axis, s in enumerate(values[param["name"]].stride()) if axis != unit]
     facts = {name: values[name] for name in kernel["fact_tensors"]} if check_data else {}
     tma = _tma_flag(kernel, values, policy.pop("tma", 0))
     for setting, flag in _LOOP_FLAGS.items():  # loop options: constexpr flags, for kernels that declare them
@@ -287,17 +302,51 @@ def _zero_accumulated(kernel, values):
         values[name].zero_()
 
 
+def _shared_memory_limit():
+    """What one program of this GPU may have (the sm_90 limit where no GPU is at hand)."""
+    if torch.cuda.is_available():
+        properties = torch.cuda.get_device_properties(torch.cuda.current_device())
+        return getattr(properties, "shared_memory_per_block_optin", 232448)
+    return 232448
+
+
+def _fitting_configs(kernel, policy):
+    """The kernel's tune configurations as triton.Configs: once each (the launcher keeps tma, warp_specialize
+    and flatten at their declared values, so configurations that differ only there are one), and without those
+    whose estimated shared memory (`argus check`'s, in KERNELS) this GPU cannot give a program: left out, and
+    said through the `argus` logger, instead of failing at launch."""
+    import logging
+
+    constants = set(kernel["constants"])
+    limit = _shared_memory_limit()
+    configs, seen = [], set()
+    estimates = kernel.get("shared_memory") or [None] * len(kernel["configs"])
+    for config, needed in zip(kernel["configs"] or [{}], estimates or [None]):  # noqa: B905
+        launch_settings = {k: v for k, v in config.items() if k in _POLICY and k != "tma" and k not in _LOOP_FLAGS}
+        settings = {**policy, **launch_settings}
+        meta = {k: v for k, v in config.items() if k in constants}
+        key = (tuple(sorted(meta.items())), tuple(sorted(settings.items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        if needed is not None and needed > limit:
+            chosen = ", ".join(f"{k}={v}" for k, v in config.items())
+            message = "%s: the autotuner leaves out %s: it needs about %d bytes of shared memory, this GPU gives %d"
+            logging.getLogger("argus").warning(message, kernel["name"], chosen, needed, limit)
+            continue
+        configs.append(triton.Config(meta, **settings))
+    if not configs:
+        expected = f"a tune configuration that fits in the {limit} bytes of shared memory of this GPU's programs"
+        raise ArgusLaunchError(kernel["name"], "tune configurations", expected, "none")
+    return configs
+
+
 def _autotuned(kernel, fixed, policy):
     """The kernel under triton.autotune over its tune configurations (made once, on first use)."""
     key = tuple(sorted(fixed.items())) + tuple(sorted(policy.items()))
     cache = kernel.setdefault("_autotuned", {})
     if key not in cache:
-        constants = set(kernel["constants"])
-        configs = []
-        for config in kernel["configs"] or [{}]:
-            launch_settings = {k: v for k, v in config.items() if k in _POLICY and k != "tma" and k not in _LOOP_FLAGS}
-            settings = {**policy, **launch_settings}
-            configs.append(triton.Config({k: v for k, v in config.items() if k in constants}, **settings))
+        configs = _fitting_configs(kernel, policy)
 
         def prune(configs, named_args, **kwargs):
             scope = {**named_args, **kwargs}

@@ -45,7 +45,7 @@ class StageResult(Model):
 class CompileFacts(Model):
     target: str = Field(description="what was compiled for, e.g. sm_90")
     triton_version: str
-    config: dict[str, int | float] = Field(description="the tile constants and policy compiled with")
+    config: dict[str, int | float | str] = Field(description="the tile constants and policy compiled with")
     shared_memory_bytes: int | None = None
     registers: int | None = Field(None, description="registers per thread, from ptxas")
     spill_stores_bytes: int | None = None
