@@ -40,4 +40,9 @@ PRECONDITIONS: dict[str, str] = {
     "activation such as GELU, a cast, or a store of anything else would be applied once per split)",
     "small_output_grid": "at the kernel's `large` sizes (else its largest set) the grid has fewer programs than "
     "the 132 SMs of an H200 and the K loop runs at least 4 iterations in each split",
+    "f32_operands": "the dot's operands are f32: input precision and operand layout matter for f32 dots only (a "
+    "16-bit dot runs on the tensor cores as it is, and Hopper's wgmma reads 16-bit operands in either major order)",
+    "keeps_accuracy": "the accuracy rule (argus.dsl.accuracy) says the new precision keeps the tolerance of every "
+    "output the dot's result reaches, in every size set, at that output's reduction length and with the "
+    "reference's declared tolerance (the judgement behind AR219)",
 }

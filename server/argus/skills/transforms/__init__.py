@@ -9,6 +9,7 @@ from argus.skills.transforms.flash import CausalSplit, OnlineSoftmax
 from argus.skills.transforms.hints import AlignmentHint
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
+from argus.skills.transforms.precision import Precision
 from argus.skills.transforms.reuse import ReuseLoad
 from argus.skills.transforms.settings import NumWarps, Pipelining, TileSize, Tma, WarpSpecialize
 from argus.skills.transforms.split_k import SplitK
@@ -34,6 +35,7 @@ TRANSFORMS: dict[str, Transform] = {
         CausalSplit(),
         ReuseLoad(),
         SplitK(),
+        Precision(),
     )
 }
 
