@@ -45,4 +45,6 @@ PRECONDITIONS: dict[str, str] = {
     "keeps_accuracy": "the accuracy rule (argus.dsl.accuracy) says the new precision keeps the tolerance of every "
     "output the dot's result reaches, in every size set, at that output's reduction length and with the "
     "reference's declared tolerance (the judgement behind AR219)",
+    "input_tensor": "the operand is loaded from an input tensor, which the launcher can copy into the declared "
+    "layout before the launch (an out tensor is the caller's memory: the kernel's writes would go to the copy)",
 }

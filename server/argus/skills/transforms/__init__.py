@@ -7,6 +7,7 @@ from argus.skills.transforms.arith import Exp2, Reciprocal, Rsqrt
 from argus.skills.transforms.base import Application, Check, Transform
 from argus.skills.transforms.flash import CausalSplit, OnlineSoftmax
 from argus.skills.transforms.hints import AlignmentHint
+from argus.skills.transforms.layout import OperandLayout
 from argus.skills.transforms.masks import DropEdgeMasks
 from argus.skills.transforms.order import GroupedOrder, HeavyFirst
 from argus.skills.transforms.precision import Precision
@@ -36,6 +37,7 @@ TRANSFORMS: dict[str, Transform] = {
         ReuseLoad(),
         SplitK(),
         Precision(),
+        OperandLayout(),
     )
 }
 
