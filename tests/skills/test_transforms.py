@@ -186,3 +186,11 @@ def test_more_warps_goes_to_the_next_valid_num_warps(before, after):
     text = NAIVE_GEMM.replace("num_warps = 4 tune [4, 8]", f"num_warps = {before}")
     found = [a for a in forward("num_warps", text) if a.params.get("setting") == "num_warps"]
     assert [a.params["to"] for a in found] == ([after] if after else [])
+
+
+def test_dot_accumulation_keeps_the_dots_keywords_both_ways():
+    precise = NAIVE_GEMM.replace("acc += dot(a, b)", 'acc += dot(a, b, input_precision="ieee")')
+    after = only(forward("dot_accumulator", precise)).result(precise)
+    assert 'acc = dot(a, b, acc, input_precision="ieee")' in after
+    (inverse,) = TRANSFORMS["dot_accumulator"].inverse(Document.parse(after))
+    assert inverse.result(after) == precise

@@ -51,7 +51,7 @@ class DotAccumulator(Transform):
                         pass
                     case _:
                         continue
-                new = f"{acc} = dot({doc.source(a.span)}, {doc.source(b.span)}, {acc})"
+                new = f"{acc} = dot({doc.source(a.span)}, {doc.source(b.span)}, {acc}{keywords(doc, stmt.value)})"
                 check = Check("loop_has_dot", True)
                 found.append(
                     self.app(
@@ -74,12 +74,19 @@ class DotAccumulator(Transform):
                     case ast.Assign(
                         targets=[ast.Name(id=acc)], value=ast.Call(func=ast.Name(id="dot"), args=[a, b, ast.Name(id=c)])
                     ) if c == acc:
-                        new = f"{acc} += dot({doc.source(a.span)}, {doc.source(b.span)})"
+                        kws = keywords(doc, stmt.value)
+                        new = f"{acc} += dot({doc.source(a.span)}, {doc.source(b.span)}{kws})"
                         title = "undo dot accumulation: add the product separately"
                         found.append(
                             self.app("inverse", kernel, stmt.span, title, {"acc": acc}, [Edit(stmt.span, new)])
                         )
         return found
+
+
+def keywords(doc, expr) -> str:
+    """`, input_precision=PREC` and the dot's other keywords as written (both forms keep them)."""
+    call = expr.right if isinstance(expr, ast.BinOp) else expr
+    return "".join(f", {doc.source(k.span)}" for k in call.keywords)
 
 
 def accumulators(kernel: ast.Kernel) -> set[str]:
