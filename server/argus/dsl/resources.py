@@ -558,6 +558,49 @@ def changed_values(chosen: Config, declared: Config) -> Config:
     return {n: v for n, v in chosen.items() if v != declared.get(n)}
 
 
+# ---- for the gate -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Configurations of the autotuner that differ only in settings no buffer depends on (GROUP_M): one
+    compile stands for them all."""
+
+    config: Config  # the first of them, as the tuned settings' values
+    estimate: int
+    size: int
+
+
+def compile_groups(kernel: ast.Kernel, kernel_ir: ir.KernelIR) -> list[Group]:
+    """The autotuner's configurations grouped by what the estimate depends on, largest estimate first; the
+    declared configuration's group left out (the compile stage compiles it anyway)."""
+    model = model_of(kernel_ir)
+    settings = Settings.of(kernel)
+    declared = declared_values(kernel_ir)
+    relevant = settings.depends(model.names) | {"num_stages", "num_warps"}
+    declared_key = tuple(sorted((n, str(declared.get(n))) for n in relevant if n in declared))
+    groups: dict[tuple, list[Config]] = {}
+    for config in autotune_configs(kernel_ir):
+        values = {**declared, **config}
+        key = tuple(sorted((n, str(values.get(n))) for n in relevant if n in values))
+        if key != declared_key:
+            groups.setdefault(key, []).append(config)
+    found = [
+        Group(members[0], model.bytes(settings.values(declared, members[0])), len(members))
+        for members in groups.values()
+    ]
+    return sorted(found, key=lambda g: -g.estimate)
+
+
+def tune_value_spans(kernel: ast.Kernel) -> dict[str, list[tuple[object, Span]]]:
+    """Each tune list's values with their spans, by setting."""
+    found: dict[str, list[tuple[object, Span]]] = {}
+    for name, setting in Settings.of(kernel).nodes.items():
+        if setting.tune is not None:
+            found[name] = [(e.value, e.span) for e in setting.tune.elts if hasattr(e, "value")]
+    return found
+
+
 # ---- for the skills and the language server -------------------------------------------------------------
 
 

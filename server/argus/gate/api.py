@@ -44,7 +44,16 @@ def read_result(json_path: Path) -> GateResult:
 
 
 # What run.py takes beyond kernels, device, stages and the time limit (runner_options of the functions below).
-RUNNER_OPTIONS = ("trials", "profile_trials", "seed", "memory_limit_mb", "ceilings_file", "references", "gpu_lock")
+RUNNER_OPTIONS = (
+    "trials",
+    "profile_trials",
+    "seed",
+    "memory_limit_mb",
+    "ceilings_file",
+    "references",
+    "gpu_lock",
+    "compile_configs",
+)
 
 
 def runner_arguments(kernels: list[str], device: str, stages: Sequence[str], timeout_s: float, out: Path, **extra):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from argus.dsl import ast, ir
 from argus.dsl.accuracy import declared_tolerances, reduction_factors
 from argus.dsl.check import CheckResult
+from argus.gate.resources import resource_facts
 
 MANIFEST_FORMAT = "argus-gate-bundle/1"
 
@@ -46,6 +47,7 @@ def kernel_facts(check: CheckResult, name: str) -> dict:
             facts[f"{item.kind}_line"] = item.kernel_span.line + 1
             if item.kind == "reference":
                 facts["tolerances"] = declared_tolerances(item, kernel)
+    facts["resources"] = resource_facts(check, name)  # the configurations the compile stage checks
     return facts
 
 

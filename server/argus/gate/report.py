@@ -39,6 +39,33 @@ def compile_line(result: GateResult) -> str:
     )
 
 
+def config_lines(result: GateResult) -> list[str]:
+    """Under the compile line: each other configuration the autotuner may pick that was compiled, and the
+    warnings (spills)."""
+    facts = result.compile.facts
+    if facts is None:
+        return []
+    lines = []
+    if facts.configs:
+        lines.append(
+            f"             of the autotuner's {facts.autotune_configs} configurations, also compiled (the largest "
+            "estimated shared memory first):"
+        )
+    for config in facts.configs:
+        values = ", ".join(f"{k}={v}" for k, v in config.config.items())
+        if config.shared_memory_bytes is None:
+            lines.append(f"             {MARKS[config.status]} {values}: {config.message}")
+            continue
+        spills = (config.spill_stores_bytes or 0) + (config.spill_loads_bytes or 0)
+        lines.append(
+            f"             {MARKS[config.status]} {values}: {_bytes(config.shared_memory_bytes)} shared memory "
+            f"(estimated {_bytes(config.estimated_shared_memory_bytes)}), {config.registers} registers, "
+            f"{_bytes(spills)} spilled"
+        )
+    lines += [f"             warning: {w}" for w in facts.warnings]
+    return lines
+
+
 def correct_line(result: GateResult) -> str:
     facts = result.correct.facts
     if facts is None:
@@ -95,9 +122,11 @@ def render(result: GateResult, path: str | None = None) -> str:
         detail = describe(result) if stage.status != Status.skipped else f"skipped: {stage.message}"
         timing = f" ({stage.seconds:.1f} s)" if stage.seconds else ""
         lines.append(f"  {MARKS[stage.status]} {name:<8} {detail}{timing}")
+        if name == "compile":
+            lines += config_lines(result)
     for error in result.errors:
         line = error.line if error.line is not None else 1
-        lines.append(f"{where}:{line}:1: error[{error.code}]: {error.message}")
+        lines.append(f"{where}:{line}:{error.column or 1}: error[{error.code}]: {error.message}")
     verdict = "passed" if result.passed else "did not pass"
     lines.append(f"  {result.kernel or 'gate'}: {verdict} in {result.seconds:.1f} s")
     return "\n".join(lines)

@@ -32,6 +32,8 @@ class GateError(Model):
     message: str
     stage: str | None = Field(None, description="compile, correct or profile; None for the gate as a whole")
     line: int | None = Field(None, description="1-based line in the Argus source the error maps back to")
+    column: int | None = Field(None, description="1-based column on that line where the error's text starts, if known")
+    end_column: int | None = Field(None, description="1-based column just past the error's text, if known")
     generated_line: int | None = Field(None, description="1-based line in the generated kernel.py, if any")
     detail: str = Field("", description="the underlying error text (Triton's message, a traceback tail)")
 
@@ -40,6 +42,28 @@ class StageResult(Model):
     status: Status = Status.skipped
     seconds: float = Field(0.0, description="wall time of the stage, process start included")
     message: str = Field("", description="one line saying why, when the stage did not pass")
+
+
+class ConfigCompile(Model):
+    """One configuration the autotuner may pick, compiled for the target like the declared one."""
+
+    config: dict[str, int | float | str] = Field(description="the tuned settings' values")
+    status: Status = Field(
+        description="passed; failed: over the shared-memory limit, or Triton refused it (the errors say which); "
+        "skipped: the launcher refuses it at the small sizes"
+    )
+    message: str = ""
+    estimated_shared_memory_bytes: int | None = Field(None, description="argus check's estimate (argus.dsl.resources)")
+    shared_memory_bytes: int | None = None
+    registers: int | None = None
+    spill_stores_bytes: int | None = None
+    spill_loads_bytes: int | None = None
+    covers: int = Field(
+        1,
+        description="autotuner configurations this compile stands for (they differ only in settings no buffer "
+        "depends on)",
+    )
+    seconds: float = 0.0
 
 
 class CompileFacts(Model):
@@ -51,6 +75,14 @@ class CompileFacts(Model):
     spill_stores_bytes: int | None = None
     spill_loads_bytes: int | None = None
     stack_frame_bytes: int | None = None
+    estimated_shared_memory_bytes: int | None = Field(None, description="argus check's estimate (argus.dsl.resources)")
+    autotune_configs: int = Field(0, description="configurations the autotuned launcher hands triton.autotune")
+    configs: list[ConfigCompile] = Field(
+        default_factory=list,
+        description="the other configurations compiled, largest estimated shared memory first, up to the runner's "
+        "--compile-configs bound and within half the stage's time",
+    )
+    warnings: list[str] = Field(default_factory=list, description="facts worth a look that fail nothing: spills")
 
 
 class CompileResult(StageResult):

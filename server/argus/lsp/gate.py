@@ -237,8 +237,11 @@ def gate_diagnostics(snapshot: Snapshot, run: GateRun) -> list[types.Diagnostic]
                 line = error.line - 1
                 text = lines[line]
                 start = len(text) - len(text.lstrip())
+                end = len(text)
+                if error.column is not None and error.end_column is not None and error.column <= error.end_column:
+                    start, end = min(error.column - 1, len(text)), min(error.end_column - 1, len(text))  # a tune value
                 r = types.Range(
-                    start=snapshot.positions.position(line, start), end=snapshot.positions.position(line, len(text))
+                    start=snapshot.positions.position(line, start), end=snapshot.positions.position(line, end)
                 )
             elif kernel is not None:
                 r = snapshot.positions.range(kernel.name_span)

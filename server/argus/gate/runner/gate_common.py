@@ -57,9 +57,11 @@ def parameter_names(entry: dict) -> list[str]:
     return [p["name"] if isinstance(p, dict) else p for p in entry["params"]]
 
 
-def launch(entry: dict, inputs: dict):
-    """Call a kernel's launcher with its arguments by name (a scalar the inputs leave out keeps its default)."""
-    return entry["launcher"](**{name: inputs[name] for name in parameter_names(entry) if name in inputs})
+def launch(entry: dict, inputs: dict, overrides: dict | None = None):
+    """Call a kernel's launcher with its arguments by name (a scalar the inputs leave out keeps its default),
+    and tile constants or policy settings overridden."""
+    arguments = {name: inputs[name] for name in parameter_names(entry) if name in inputs}
+    return entry["launcher"](**arguments, **(overrides or {}))
 
 
 # ---- errors ---------------------------------------------------------------------------------------------

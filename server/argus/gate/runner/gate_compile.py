@@ -4,6 +4,13 @@ The launcher decides the kernel's arguments (strides, sizes, constants, num_warp
 jit function swapped for a recorder, then hand what it passed to triton.compile for the target. ptxas' own
 report (TRITON_DUMP_PTXAS_LOG, printed while compiling into a fresh cache) gives registers and spills; the
 compiled metadata gives shared memory. Runs without TRITON_INTERPRET, which would replace triton.jit.
+
+Every compile is specialized as a launch at sizes and strides divisible by 16 would be (the `large` sizes, and
+the most shared memory any launch needs: misaligned operands are not pipelined through shared memory), with the
+TMA path when the policy asks for it. After the declared configuration come the others the autotuner may pick
+(the manifest's `resources`: argus.dsl.resources' estimates, largest first), up to `--compile-configs` of them
+within half the stage's time; one over the limit is AR410 at the tune value that brought it, one Triton refuses
+AR501, and a configuration that spills registers is a warning.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import os
 import re
 import tempfile
 import textwrap
+import time
 
 from gate_common import (
     Bundle,
@@ -59,8 +67,9 @@ class InterpretedFunction(LaunchRecorder):
     launches nothing, so the compile stage can record a launch on the CPU without a GPU or the interpreter."""
 
 
-def record_launch(module, kernel: str, inputs: dict) -> tuple[object, tuple, dict]:
-    """(grid, args, kwargs) the launcher passes to its jit function for these inputs, launching nothing."""
+def record_launch(module, kernel: str, inputs: dict, overrides: dict | None = None) -> tuple[object, tuple, dict]:
+    """(grid, args, kwargs) the launcher passes to its jit function for these inputs (and tile constants or
+    policy settings overridden), launching nothing."""
     entry = module.KERNELS[kernel]
     jit = entry["jit"]
     names = [name for name, value in vars(module).items() if value is jit]
@@ -69,7 +78,7 @@ def record_launch(module, kernel: str, inputs: dict) -> tuple[object, tuple, dic
     for name in names:
         setattr(module, name, recorder)
     try:
-        launch(entry, inputs)
+        launch(entry, inputs, overrides)
     finally:
         entry["jit"] = jit
         for name in names:
@@ -237,16 +246,80 @@ def compile_with_jit(jit, grid, args: tuple, kwargs: dict):
     return compiled
 
 
-def run_compile(bundle: Bundle, kernel: str, device: str) -> dict:
+DEFAULT_CONFIGS = 8  # configurations compiled per kernel, the declared one included (run.py --compile-configs)
+
+
+def aligned(args: tuple) -> tuple:
+    """The launch's arguments as at sizes and strides divisible by 16: every integer but 1 (a unit stride, or a
+    size the JIT makes a constant) times 16. It only changes how the JIT specializes: nothing runs."""
+    return tuple(
+        16 * a if isinstance(a, int) and not isinstance(a, bool) and a != 1 and abs(16 * a) < 2**31 else a for a in args
+    )
+
+
+def worst_case(entry: dict, args: tuple, kwargs: dict, config: dict) -> tuple[tuple, dict]:
+    """What a launch at the large sizes compiles: aligned arguments, and the TMA path where the policy asks for
+    it (the launcher takes the pointer path when small tensors' strides are not 16-byte aligned)."""
+    kwargs = dict(kwargs)
+    if "ARGUS_TMA" in kwargs:
+        kwargs["ARGUS_TMA"] = int(bool(config.get("tma", entry.get("policy", {}).get("tma", 0))))
+    return aligned(args), kwargs
+
+
+def compile_launch(entry: dict, target, device: str, grid, args: tuple, kwargs: dict):
+    """(the compiled kernel, ptxas' facts) of one recorded launch, compiled into a fresh cache."""
+    log = io.StringIO()
+    os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
+    with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
+        os.environ["TRITON_CACHE_DIR"] = cache  # a fresh cache, so ptxas runs and prints its report
+        with contextlib.redirect_stdout(log):
+            if device == "cuda":
+                compiled = compile_with_jit(entry["jit"], grid, args, kwargs)
+            else:
+                compiled = compile_for_target(entry["jit"], target, args, kwargs)
+    return compiled, ptxas_facts(log.getvalue())
+
+
+def config_text(config: dict) -> str:
+    return ", ".join(f"{name}={value}" for name, value in config.items())
+
+
+def spill_warning(what: str, facts: dict) -> str | None:
+    stores, loads = facts.get("spill_stores_bytes") or 0, facts.get("spill_loads_bytes") or 0
+    if not (stores or loads):
+        return None
+    return (
+        f"{what} spills registers: {stores} bytes of spill stores, {loads} of spill loads "
+        f"({facts.get('registers')} registers a thread)"
+    )
+
+
+def tune_blame(resources: dict, declared: dict, config: dict) -> list[tuple[str, object, list]]:
+    """(setting, value, [value, line, column, end column]) of each tune value where `config` differs from the
+    declared configuration."""
+    found = []
+    for name, value in config.items():
+        if value == declared.get(name):
+            continue
+        for entry in resources.get("tune_spans", {}).get(name, []):
+            if entry[0] == value and type(entry[0]) is type(value):
+                found.append((name, value, entry))
+                break
+    return found
+
+
+def run_compile(bundle: Bundle, kernel: str, device: str, max_configs: int = DEFAULT_CONFIGS,
+                budget_s: float | None = None) -> dict:  # fmt: skip
     try:
-        return compile_kernel(Phases(bundle, kernel, "compile"), device)
+        return compile_kernel(Phases(bundle, kernel, "compile"), device, max_configs, budget_s)
     except StageStop as stop:
         return stopped(stop)
 
 
-def compile_kernel(phases: Phases, device: str) -> dict:
+def compile_kernel(phases: Phases, device: str, max_configs: int = DEFAULT_CONFIGS, budget_s: float | None = None):
     import triton
 
+    started = time.perf_counter()
     kernel = phases.kernel
     module, problem, entry = phases.load()
     inputs = phases.run("inputs", problem.make_inputs, problem.SIZES["small"], 0, device)
@@ -256,16 +329,9 @@ def compile_kernel(phases: Phases, device: str) -> dict:
     arch = f"sm_{target.arch}"
     how = "Triton's JIT" if device == "cuda" else "triton.compile, no GPU"
     progress(f"{kernel}: compiling for {arch} ({how})")
-    log = io.StringIO()
-    os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
+    resources = phases.facts.get("resources", {})
     try:
-        with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
-            os.environ["TRITON_CACHE_DIR"] = cache  # a fresh cache, so ptxas runs and prints its report
-            with contextlib.redirect_stdout(log):
-                if device == "cuda":
-                    compiled = compile_with_jit(entry["jit"], grid, args, kwargs)
-                else:
-                    compiled = compile_for_target(entry["jit"], target, args, kwargs)
+        compiled, ptxas = compile_launch(entry, target, device, grid, *worst_case(entry, args, kwargs, {}))
     except Exception as exc:
         generated = compile_error_line(exc, module)
         line = argus_line(phases.kernel_source_map, generated) or phases.facts["line"]
@@ -279,10 +345,91 @@ def compile_kernel(phases: Phases, device: str) -> dict:
         "triton_version": triton.__version__,
         "config": {**constants, **options},
         "shared_memory_bytes": shared,
-        **ptxas_facts(log.getvalue()),
+        **ptxas,
+        "estimated_shared_memory_bytes": resources.get("estimate"),
+        "autotune_configs": resources.get("autotune_configs", len(entry.get("configs") or [])),
+        "configs": [],
+        "warnings": [],
     }
+    warning = spill_warning("the declared configuration", ptxas)
+    if warning:
+        facts["warnings"].append(warning)
     if shared > shared_limit:
         message = f"`{kernel}` needs {shared} bytes of shared memory; {arch} allows {shared_limit} per program"
         record = error("AR501", message, "compile", phases.facts["line"])
         return stage_record("failed", message, facts, [record])
+    budget = (budget_s if budget_s is not None else 60.0) / 2 - (time.perf_counter() - started)
+    errors = compile_configs(phases, module, entry, inputs, target, device, shared_limit, facts, max_configs - 1,
+                             time.perf_counter() + budget)  # fmt: skip
+    if errors:
+        return stage_record("failed", errors[0]["message"], facts, errors)
     return stage_record("passed", "", facts)
+
+
+def compile_configs(phases, module, entry, inputs, target, device, limit, facts, bound, deadline) -> list[dict]:
+    """Compile the configurations the autotuner may pick besides the declared one (the manifest lists them,
+    largest estimate first), until `bound` are compiled or the deadline passes; their records go into
+    facts["configs"], and the errors of those that fail come back."""
+    kernel = phases.kernel
+    resources = phases.facts.get("resources", {})
+    declared = {**entry.get("constants", {}), **entry.get("policy", {})}
+    arch = f"sm_{target.arch}"
+    errors = []
+    waiting = list(resources.get("configs", []))
+    for planned in waiting[: max(bound, 0)]:
+        if time.perf_counter() > deadline:
+            break
+        config = planned["config"]
+        record = {
+            "config": config,
+            "status": "passed",
+            "message": "",
+            "estimated_shared_memory_bytes": planned.get("estimate"),
+            "covers": planned.get("covers", 1),
+        }
+        facts["configs"].append(record)
+        began = time.perf_counter()
+        progress(f"{kernel}: compiling {config_text(config)}")
+        try:
+            grid, args, kwargs = record_launch(module, kernel, inputs, config)
+        except Exception as exc:  # the launcher's checks (`requires` at the small sizes): it would prune it too
+            record.update(status="skipped", message=one_line(str(exc)))
+            continue
+        try:
+            compiled, ptxas = compile_launch(entry, target, device, grid, *worst_case(entry, args, kwargs, config))
+        except Exception as exc:
+            generated = compile_error_line(exc, module)
+            line = argus_line(phases.kernel_source_map, generated) or phases.facts["line"]
+            message = (
+                f"Triton cannot compile `{kernel}` with {config_text(config)} for {arch}: {compile_error_message(exc)}"
+            )
+            record.update(status="failed", message=message, seconds=time.perf_counter() - began)
+            errors.append(
+                error("AR501", message, "compile", line, detail=exception_text(exc), generated_line=generated)
+            )
+            continue
+        shared = int(getattr(compiled.metadata, "shared", 0) or 0)
+        record.update({k: ptxas.get(k) for k in ("registers", "spill_stores_bytes", "spill_loads_bytes")})
+        record.update(shared_memory_bytes=shared, seconds=time.perf_counter() - began)
+        warning = spill_warning(config_text(config), ptxas)
+        if warning:
+            facts["warnings"].append(warning)
+        if shared > limit:
+            errors += overflow_errors(phases, resources, declared, config, shared, limit, arch, record)
+    return errors
+
+
+def overflow_errors(phases, resources, declared, config, shared, limit, arch, record) -> list[dict]:
+    """AR410 at each tune value that takes this configuration away from the declared one."""
+    blamed = tune_blame(resources, declared, config) or [(None, None, None)]
+    changed = ", ".join(f"{name} = {value}" for name, value, _ in blamed if name is not None) or config_text(config)
+    message = (
+        f"{changed} needs {shared} bytes of shared memory when compiled for {arch} "
+        f"(estimated {record.get('estimated_shared_memory_bytes')}); {arch} allows {limit} per program"
+    )
+    record.update(status="failed", message=message)
+    found = []
+    for _, _, span in blamed:
+        line, column, end = (span[1], span[2], span[3]) if span else (phases.facts["line"], None, None)
+        found.append(error("AR410", message, "compile", line, column=column, end_column=end))
+    return found

@@ -123,7 +123,7 @@ def run_stage(bundle: Bundle, args: argparse.Namespace) -> dict:
     if args.worker == "compile":
         import gate_compile
 
-        return gate_compile.run_compile(bundle, kernel, args.device)
+        return gate_compile.run_compile(bundle, kernel, args.device, args.compile_configs, args.compile_budget)
     if args.worker == "correct":
         import gate_correct
 
@@ -353,6 +353,8 @@ class Runner:
                     "errors": [error("AR504", message, stage, facts["line"])]}  # fmt: skip
         extra = ["--trials", str(self.args.trials), "--profile-trials", str(self.args.profile_trials)]
         extra += ["--references", self.args.references]
+        if stage == "compile":  # the other tune configurations get at most half of what is left
+            extra += ["--compile-configs", str(self.args.compile_configs), "--compile-budget", f"{remaining:.1f}"]
         if self.args.gpu_lock:
             extra += ["--gpu-lock", self.args.gpu_lock]
         if self.args.seed is not None:
@@ -473,6 +475,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the reference timings of profile: eager and torch.compile (all), or eager only (faster)",
     )  # fmt: skip
     parser.add_argument("--gpu-lock", metavar="FILE", help="take turns on the GPU with runners sharing FILE")
+    parser.add_argument(
+        "--compile-configs", type=int, default=8, metavar="N",
+        help="configurations compiled per kernel, the declared one and the autotuner's with the most estimated "
+        "shared memory (default 8; within half the stage's time)",
+    )  # fmt: skip
+    parser.add_argument("--compile-budget", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=("probe", "ceilings", *STAGES), help=argparse.SUPPRESS)
     parser.add_argument("--result", help=argparse.SUPPRESS)
     parser.add_argument("--ceilings", help=argparse.SUPPRESS)
