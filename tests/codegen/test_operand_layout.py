@@ -84,7 +84,7 @@ def copies(precision: str, *extra: str) -> dict:
 @pytest.mark.parametrize("precision", ["tf32x3", "tf32"])
 def test_on_sm90_the_b_operand_is_read_along_k_with_the_layout_and_along_n_without(precision):
     declared, plain = copies(precision), copies(precision, "--drop-layouts")
-    b_tile = [32, 128]  # [BK, BN]
+    b_tile = [64, 128]  # [BK, BN]
 
     def b_copies(record):
         found = [c for c in record["copies"] if c["shape"] == b_tile]
