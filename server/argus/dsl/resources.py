@@ -3,13 +3,15 @@ memory Triton allocates (an estimate from the tile IR), for every configuration 
 and the check that each one fits (AR410).
 
 The estimate is calibrated against Triton 3.9's sm_90 compiles of every example, expert and held-out kernel
-across their tune lists (`bench/shared_memory.py` prints the table; docs/codegen.md holds it). What it counts:
+across their tune lists, and of bench/kernels/shared_memory_calibration.argus (`bench/shared_memory.py` prints
+the table; docs/codegen.md holds it). What it counts:
 
 - **pipelined operands**: a tile a loop loads and feeds to a `dot` in that loop (through casts, transposes and
   same-shape elementwise ops: `dot(a, b * s[:, None])` pipelines b) is kept in `num_stages` buffers when the dot
-  runs on Hopper's wgmma (f16, bf16, fp8, or f32 as tf32 / tf32x3 / bf16x3 / bf16x6; at least 4 warps and 64
-  rows), in max(1, num_stages - 1) when it runs on mma.sync (fewer warps or rows, 8-bit integers) or on the
-  CUDA cores (f32 with `input_precision="ieee"`, f64). Each element takes the loaded dtype's bytes (4 for f32).
+  runs on Hopper's wgmma (f16, bf16, fp8, or f32 as tf32 / tf32x3; at least 4 warps, a multiple of 4, and 64
+  rows), in max(1, num_stages - 1) otherwise: mma.sync (fewer warps or rows, 8-bit integers), the CUDA cores
+  (f32 with `input_precision="ieee"`, f64), and bf16x3 / bf16x6, which also keep b's 2 or 3 bf16 parts. tf32x3
+  keeps a copy of a where the tile is wider than tall. Each element takes the loaded dtype's bytes (4 for f32).
 - **resident operands**: a dot operand loaded before the dot's loop (attention's q) takes one buffer, live
   through the loop; so does a second operand computed from no load (wgmma reads b from shared memory). A first
   operand computed in registers (attention's p) takes none.
@@ -17,13 +19,13 @@ across their tune lists (`bench/shared_memory.py` prints the table; docs/codegen
 - **after the loops** Triton reuses the loops' memory: a store through TMA (`policy tma = 1`) stages its tile,
   a transposed tile changes layout through shared memory, an mma.sync accumulator is converted for its store, a
   reduction across warps takes 4 bytes a warp, and a dot outside every loop holds its loaded operands. The
-  largest of these counts where it exceeds the loops' memory; under warp specialization the TMA store staging
-  comes on top instead.
-- TMA loads wait on an 8-byte barrier per buffer.
+  largest of these counts where it exceeds the loops' memory; under warp specialization (4 warps: Triton does
+  not specialize more) the TMA store staging comes on top instead, with 488 bytes of its barriers.
+- TMA loads wait on an 8-byte barrier per buffer (two pipelined loops: a 1 KiB block).
 
-Where it is off (docs/codegen.md has the table): a few hundred bytes of barriers under warp specialization or
-with two pipelined loops, and a dimension written as an expression (`arange(2 * BN)`) counts at its declared
-value. The gate compiles the configurations themselves and stays the judge.
+Where it is off (the table): 8-bit integer loops at 4 stages over-count, a tf32x3 tile taller than wide
+over-counts a buffer, and a dimension written as an expression (`arange(2 * BN)`) counts at its declared value.
+The gate compiles the configurations themselves and stays the judge.
 """
 
 from __future__ import annotations
@@ -49,8 +51,11 @@ FIXED_IN_AUTOTUNE = ("tma", "warp_specialize", "flatten")
 MAX_CONFIGS = 4096
 PASS_THROUGH = {"cast", "trans", "expand_dims", "reshape", "broadcast_to", "tag", "hint"}
 ELEMENTWISE = {"binary", "unary", "math", "where"}
-WGMMA_FLOAT_PRECISIONS = ("tf32", "tf32x3", "bf16x3", "bf16x6")  # f32 operands on the tensor cores
+WGMMA_FLOAT_PRECISIONS = ("tf32", "tf32x3")  # f32 operands that wgmma reads as they were loaded
+SPLIT_PARTS = {"bf16x3": 2, "bf16x6": 3}  # f32 operands split into bf16 parts: b's parts go to shared memory
 BARRIER_BYTES = 8
+LOOPS_BARRIER_BYTES = 1024  # measured: TMA barriers of two pipelined loops take a 1 KiB block (attention_causal)
+WARP_SPECIALIZE_BYTES = 488  # measured: the producer/consumer barriers beyond a barrier a buffer (attention)
 REDUCE_BYTES_PER_WARP = 4
 
 Config = dict[str, int | float | str]
@@ -97,12 +102,17 @@ class Dot:
     precision: str  # input_precision as written
     precision_constant: str | None  # the string tile constant that names it, if one does
     accumulator: Buffer  # converted through shared memory for its store, on mma.sync
+    a: Tile  # the operands' tiles, for what a split precision adds
+    b: Tile
+
+    def precision_at(self, values: Config) -> str:
+        return str(values.get(self.precision_constant, self.precision)) if self.precision_constant else self.precision
 
     def engine(self, values: Config) -> str:
-        """wgmma, mma (mma.sync) or fma (the CUDA cores)."""
-        precision = (
-            str(values.get(self.precision_constant, self.precision)) if self.precision_constant else self.precision
-        )
+        """wgmma, mma (mma.sync), split (f32 split into bf16 parts) or fma (the CUDA cores)."""
+        precision = self.precision_at(values)
+        if self.dtype == "f32" and precision in SPLIT_PARTS:
+            return "split"
         if self.dtype == "f64" or (self.dtype == "f32" and precision not in WGMMA_FLOAT_PRECISIONS):
             return "fma"
         if self.dtype in ("i8", "u8"):
@@ -153,19 +163,45 @@ class SharedMemoryModel:
         stages = max(1, int(values.get("num_stages", DEFAULT_NUM_STAGES)))
         return stages if any(self.dots[i].engine(values) == "wgmma" for i in loop.dots) else max(1, stages - 1)
 
+    def split_parts(self, loop: Loop, values: Config) -> list[Part]:
+        """What a loop's dots add on precisions that split f32: bf16x3 and bf16x6 keep b's 2 or 3 bf16 parts in
+        shared memory; tf32x3 keeps a copy of a where the tile is wider than tall (measured, Triton 3.9)."""
+        found = []
+        for i in loop.dots:
+            dot = self.dots[i]
+            precision = dot.precision_at(values)
+            if dot.engine(values) == "split":
+                parts = SPLIT_PARTS[precision]
+                tile = Tile(dot.b.dims, 2)
+                found.append(Part(Buffer(tile, f"b's {parts} bf16 parts ({precision})", dot.accumulator.span), parts,
+                                  tile.bytes(values) * parts))  # fmt: skip
+            elif precision == "tf32x3" and dot.engine(values) == "wgmma":
+                rows, columns = (int(values[d]) if isinstance(d, str) else d for d in dot.accumulator.tile.dims[-2:])
+                if columns > rows:
+                    found.append(
+                        Part(Buffer(dot.a, "a copy of a (tf32x3)", dot.accumulator.span), 1, dot.a.bytes(values))
+                    )
+        return found
+
     def estimate(self, values: Config) -> Estimate:
         def part(buffer: Buffer, copies: int = 1) -> Part:
             return Part(buffer, copies, buffer.tile.bytes(values) * copies)
 
         tma = bool(values.get("tma", 0))
-        in_loops = [[part(b, self.copies(loop, values)) for b in loop.buffers] for loop in self.loops]
+        in_loops = [
+            [part(b, self.copies(loop, values)) for b in loop.buffers] + self.split_parts(loop, values)
+            for loop in self.loops
+        ]
         main = [part(b) for b in self.resident] + max(in_loops, key=total, default=[])
         # TMA loads wait on a barrier per buffer, live with the loops' buffers
-        barriers = sum(BARRIER_BYTES * self.copies(loop, values) for loop in self.loops if loop.buffers) if tma else 0
+        pipelined = [loop for loop in self.loops if loop.buffers]
+        barriers = sum(BARRIER_BYTES * self.copies(loop, values) for loop in pipelined) if tma else 0
+        barriers = LOOPS_BARRIER_BYTES if tma and len(pipelined) > 1 else barriers
         staging = [part(b) for b in self.stores] if tma else []
-        if tma and values.get("warp_specialize", 0):
+        warps = int(values.get("num_warps", DEFAULT_NUM_WARPS))
+        if tma and values.get("warp_specialize", 0) and warps == 4:  # Triton specializes 4-warp loops only
             chosen = [*main, max(staging, key=lambda p: p.bytes)] if staging else main
-            needed = total(chosen) + barriers
+            needed = total(chosen) + barriers + WARP_SPECIALIZE_BYTES
         else:
             epilogue = staging + [part(b) for b in self.transposed]
             epilogue += [part(d.accumulator) for d in self.dots if d.engine(values) == "mma"]
@@ -190,14 +226,19 @@ class SharedMemoryModel:
         def size(buffers) -> int:
             return sum(b.tile.bytes(values) for b in buffers)
 
-        main = size(self.resident) + max((size(loop.buffers) * stages for loop in self.loops), default=0)
+        def split(loop: Loop) -> int:  # the most a split precision may add (bf16x6's b parts and tf32x3's a)
+            dots = [self.dots[i] for i in loop.dots if self.dots[i].dtype == "f32"]
+            return sum(3 * d.b.bytes(values) // 2 + d.a.bytes(values) for d in dots)
+
+        in_loops = (size(loop.buffers) * stages + split(loop) for loop in self.loops)
+        main = size(self.resident) + max(in_loops, default=0)
         staging = max((b.tile.bytes(values) for b in self.stores), default=0) if tma else 0
         after = [b.tile.bytes(values) for b in self.transposed] + [size([d.accumulator]) for d in self.dots]
         if tma and values.get("warp_specialize", 0):
-            needed = main + staging
+            needed = main + staging + WARP_SPECIALIZE_BYTES
         else:
             needed = max(main, size(self.outside), staging, *after)
-        needed += BARRIER_BYTES * stages * len(self.loops) if tma else 0
+        needed += max(BARRIER_BYTES * stages * len(self.loops), LOOPS_BARRIER_BYTES) if tma else 0
         warps = int(values.get("num_warps", DEFAULT_NUM_WARPS))
         return max(needed, REDUCE_BYTES_PER_WARP * warps if self.reduces else 0)
 
@@ -282,7 +323,10 @@ def add_dot(model, kernel, op, loop, enclosing, loops, counted, read_by_dots, bu
     accumulator = buffer(op.result.type, f"the accumulator of the dot at line {op.span.line + 1}", op.span)
     rows = accumulator.tile.dims[-2]
     precision = str(op.attrs.get("input_precision") or "ieee")
-    model.dots.append(Dot(rows, str(a.type.dtype), precision, op.attrs.get("precision_constant"), accumulator))
+    operands = [Tile.of(o.type, kernel.constants) for o in op.operands[:2]]
+    model.dots.append(
+        Dot(rows, str(a.type.dtype), precision, op.attrs.get("precision_constant"), accumulator, *operands)
+    )
     if loop is not None:
         loops.setdefault(id(loop), Loop()).dots.append(index)
     for position, operand in enumerate(op.operands[:2]):
