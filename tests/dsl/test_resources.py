@@ -220,3 +220,17 @@ def test_every_example_expert_and_heldout_kernel_fits():
             if kernel is not None:
                 found += [d.text_line(path.name) for d in check_resources(source, kernel)]
     assert found == []
+
+
+def test_a_configuration_its_requires_refuses_never_launches_and_is_not_checked():
+    """attention_causal's `requires BM % BN == 0`: BM = 64 with BN = 128 is pruned by the launcher at every
+    size, so its shared memory does not matter."""
+    text = (
+        matmul(bn=128)
+        .replace("tile BM = 128,", "tile BM = 128 tune [64, 128],")
+        .replace("BN = 128,", "BN = 128 tune [128, 256],")
+    )  # BM = 64 with BN = 256 at 3 stages of BK = 64: 3 x 40 KiB fits; BN = 256 with BM = 128: 144 KiB fits
+    text = text.replace("BK = 64", "BK = 128")  # now BN = 256: 288 KiB at BM = 128, 240 KiB at BM = 64
+    assert {span_text(text, e) for e in ar410(text)} == {"256"}
+    refused = text.replace("    grid", "    requires BM % BN == 0\n    grid", 1)  # BN = 256 never launches
+    assert ar410(refused) == []

@@ -386,18 +386,26 @@ class Settings:
 
     nodes: dict[str, ast.Setting]
     derived: list[ast.Setting]  # tile settings whose value is an expression, in declaration order
+    requires: list[ast.Expr]  # the kernel's `requires` conditions
 
     @classmethod
     def of(cls, kernel: ast.Kernel) -> Settings:
         nodes: dict[str, ast.Setting] = {}
-        derived = []
+        derived, requires = [], []
         for stmt in kernel.body:
             if isinstance(stmt, ast.TileDecl | ast.PolicyDecl):
                 for setting in stmt.settings:
                     nodes.setdefault(setting.name, setting)
                     if isinstance(stmt, ast.TileDecl) and not isinstance(setting.value, ast.Int | ast.Float | ast.Str):
                         derived.append(setting)
-        return cls(nodes, derived)
+            elif isinstance(stmt, ast.Requires):
+                requires += stmt.conditions
+        return cls(nodes, derived, requires)
+
+    def launchable(self, values: Config) -> bool:
+        """Whether no `requires` condition on the tile constants alone fails (`BM % BN == 0`): the launcher, and
+        the autotuner's pruning, refuse such a configuration at every size, so it never launches."""
+        return all(evaluate(condition, values) is not False for condition in self.requires)
 
     def values(self, declared: Config, chosen: Config) -> Config:
         values = {**declared, **chosen}
@@ -537,6 +545,8 @@ class Search:
             names = list(self.space)
             configs = (dict(zip(names, values, strict=True)) for values in itertools.product(*self.space.values()))
         for chosen in configs:
+            if not self.settings.launchable(self.settings.values(self.declared, chosen)):
+                continue
             estimate = self.estimate(chosen)
             ok = estimate.bytes <= SHARED_MEMORY_LIMIT
             for item in chosen.items():
@@ -626,6 +636,8 @@ def compile_groups(kernel: ast.Kernel, kernel_ir: ir.KernelIR) -> list[Group]:
     groups: dict[tuple, list[Config]] = {}
     for config in autotune_configs(kernel_ir):
         values = {**declared, **config}
+        if not settings.launchable(settings.values(declared, config)):
+            continue
         key = tuple(sorted((n, str(values.get(n))) for n in relevant if n in values))
         if key != declared_key:
             groups.setdefault(key, []).append(config)

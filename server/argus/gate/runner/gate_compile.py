@@ -280,6 +280,20 @@ def compile_launch(entry: dict, target, device: str, grid, args: tuple, kwargs: 
     return compiled, ptxas_facts(log.getvalue())
 
 
+OUT_OF_SHARED_MEMORY = re.compile(r"shared memory, Required: (\d+), Hardware limit: (\d+)")
+
+
+def out_of_shared_memory(exc: BaseException) -> tuple[int, int] | None:
+    """(required, limit) of Triton's OutOfResources for shared memory, which loading a module on a GPU raises;
+    None for any other failure."""
+    while exc is not None:
+        found = OUT_OF_SHARED_MEMORY.search(str(exc)) if type(exc).__name__ == "OutOfResources" else None
+        if found:
+            return int(found.group(1)), int(found.group(2))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def config_text(config: dict) -> str:
     return ", ".join(f"{name}={value}" for name, value in config.items())
 
@@ -398,6 +412,11 @@ def compile_configs(phases, module, entry, inputs, target, device, limit, facts,
         try:
             compiled, ptxas = compile_launch(entry, target, device, grid, *worst_case(entry, args, kwargs, config))
         except Exception as exc:
+            refused = out_of_shared_memory(exc)  # on a GPU: the module did not load
+            if refused is not None:
+                record.update(shared_memory_bytes=refused[0], seconds=time.perf_counter() - began)
+                errors += overflow_errors(phases, resources, declared, config, refused[0], refused[1], arch, record)
+                continue
             generated = compile_error_line(exc, module)
             line = argus_line(phases.kernel_source_map, generated) or phases.facts["line"]
             message = (
