@@ -36,10 +36,11 @@ VARIANTS = ROOT / "bench" / "kernels"  # variants measured beside the examples, 
 PRECISIONS = ["tf32x3", "bf16x3", "bf16x6", "tf32"]  # "ieee" is timed at the first tile configuration only
 GEMM_TILES = [  # fp32 operands take 4 bytes: BK = 64 with 3 stages is 192 KiB at 128 x 256, so 2 stages there
     {"BM": 128, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 3},
+    {"BM": 128, "BN": 128, "BK": 32, "num_warps": 8, "num_stages": 4},
+    {"BM": 256, "BN": 128, "BK": 32, "num_warps": 8, "num_stages": 3},
     {"BM": 128, "BN": 128, "BK": 64, "num_warps": 4, "num_stages": 3},
     {"BM": 128, "BN": 256, "BK": 64, "num_warps": 8, "num_stages": 2},
     {"BM": 256, "BN": 128, "BK": 64, "num_warps": 8, "num_stages": 2},
-    {"BM": 128, "BN": 128, "BK": 32, "num_warps": 8, "num_stages": 4},
     {"BM": 128, "BN": 256, "BK": 32, "num_warps": 8, "num_stages": 3},
 ]
 # kernel -> its target against eager fp32, the layouts of B it runs with, and the sweep beside tiles x precision
@@ -147,7 +148,8 @@ class Fp32Bench:
             reduction = reduction_length(kernel, sizes)
             peers = self.peers(kernel, layout, sizes, args)
             if layout == "[K, N]":  # what the launcher's K-major copy of B costs on its own
-                peers["B K-major copy"] = self.time(lambda b=inputs["B"]: b.t().contiguous())
+                copy = getattr(module, "_innermost_copy", lambda b, axis: b.t().contiguous())  # the launcher's copy
+                peers["B K-major copy"] = self.time(lambda b=inputs["B"], copy=copy: copy(b, 0))
                 log(f"peer {kernel} {layout} B K-major copy: {peers['B K-major copy']['ms_median']:.3f} ms")
             for overrides in sweep(kernel, entry):
                 row = {"kernel": kernel, "layout": layout, "sizes": sizes, "config": overrides, "peers": peers}
@@ -302,7 +304,7 @@ def table_row(row: dict) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def run(bundles: Path, out: Path, trials: int) -> int:
+def run(bundles: Path, out: Path, trials: int, only: list[str], tiles: int | None) -> int:
     import torch
     import triton
 
@@ -324,8 +326,10 @@ def run(bundles: Path, out: Path, trials: int) -> int:
     for folder in sorted(p for p in bundles.iterdir() if (p / "run.py").exists()):
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         for kernel in manifest["kernels"]:
-            if kernel not in KERNELS:
+            if kernel not in KERNELS or (only and kernel not in only):
                 continue
+            if tiles is not None:
+                KERNELS[kernel]["tiles"] = min(tiles, KERNELS[kernel]["tiles"])
             bench.gate(folder, kernel)
             bench.kernel(folder, kernel)
             (out / "h200_fp32.json").write_text(json.dumps(result(), indent=1, default=str), encoding="utf-8")
@@ -347,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     running.add_argument("bundles", type=Path)
     running.add_argument("--out", type=Path, required=True)
     running.add_argument("--trials", type=int, default=30, help="timed launches per measurement")
+    running.add_argument("--kernel", action="append", default=[], help="only this kernel (repeatable)")
+    running.add_argument("--tiles", type=int, help="only the first N tile configurations of the sweep")
     shown = commands.add_parser("table", help="print the table of a result file")
     shown.add_argument("result", type=Path)
     args = parser.parse_args(argv)
@@ -355,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "table":
         print(table(json.loads(args.result.read_text(encoding="utf-8"))))
         return 0
-    return run(args.bundles, args.out, args.trials)
+    return run(args.bundles, args.out, args.trials, args.kernel, args.tiles)
 
 
 if __name__ == "__main__":
