@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from h200 import log  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
-VARIANTS = ROOT / "bench" / "kernels"  # variants measured beside the examples, to decide what they should be
+VARIANTS = ROOT / "bench" / "variants"  # variants measured beside the examples, to decide what they should be
 
 PRECISIONS = ["tf32x3", "bf16x3", "bf16x6", "tf32"]  # "ieee" is timed at the first tile configuration only
 GEMM_TILES = [  # fp32 operands take 4 bytes: BK = 64 with 3 stages is 192 KiB at 128 x 256, so 2 stages there

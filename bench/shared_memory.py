@@ -5,7 +5,7 @@ compiles the declared configuration and the autotuner's others with the largest 
     python bench/shared_memory.py [FILE.argus ...] [--configs N] [--timeout S]
 
 Without files: every example (examples/*.argus), expert (skills/experts), held-out kernel (skills/heldout) and
-the calibration kernels of bench/kernels/shared_memory_calibration.argus. Prints a Markdown table (docs/codegen.md
+the calibration kernels of bench/variants/shared_memory_calibration.argus. Prints a Markdown table (docs/codegen.md
 holds one); a few seconds a compile on the CPU.
 """
 
@@ -22,7 +22,7 @@ DEFAULT = [
     *sorted((ROOT / "examples").glob("*.argus")),
     *sorted((ROOT / "skills" / "experts").glob("*.argus")),
     *sorted((ROOT / "skills" / "heldout").glob("*.argus")),
-    ROOT / "bench" / "kernels" / "shared_memory_calibration.argus",
+    ROOT / "bench" / "variants" / "shared_memory_calibration.argus",
 ]
 
 

@@ -18,7 +18,7 @@ from argus.dsl.resources import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-CALIBRATION = "bench/kernels/shared_memory_calibration.argus"
+CALIBRATION = "bench/variants/shared_memory_calibration.argus"
 
 MATMUL = """\
 kernel mm(A: {dtype}[M, K], B: {dtype}[K, N], C: out {dtype}[M, N]):

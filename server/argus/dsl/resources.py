@@ -3,7 +3,7 @@ memory Triton allocates (an estimate from the tile IR), for every configuration 
 and the check that each one fits (AR410).
 
 The estimate is calibrated against Triton 3.9's sm_90 compiles of every example, expert and held-out kernel
-across their tune lists, and of bench/kernels/shared_memory_calibration.argus (`bench/shared_memory.py` prints
+across their tune lists, and of bench/variants/shared_memory_calibration.argus (`bench/shared_memory.py` prints
 the table; docs/codegen.md holds it). What it counts:
 
 - **pipelined operands**: a tile a loop loads and feeds to a `dot` in that loop (through casts, transposes and
