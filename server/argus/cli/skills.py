@@ -9,6 +9,8 @@ list [--json]                        every card
 show ID                              one card, as its YAML
 extract                              rebuild skills/library/ from the records in skills/lineages/
 transforms [--json]                  every transform a skill can apply: what it does, where, its preconditions
+context FILE [--json]                the context of every site (kernel, loops, dots) of every kernel: the facts
+                                     that decide a skill's effect there (argus.skills.context)
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ def add_parser(subparsers) -> None:
     transforms = commands.add_parser("transforms", help="every transform, with its anchor and preconditions")
     transforms.add_argument("--json", action="store_true")
     transforms.set_defaults(run=usage_errors(run_transforms))
+    context = commands.add_parser("context", help="the facts at every site of every kernel in FILE")
+    context.add_argument("file", type=Path, metavar="FILE")
+    context.add_argument("--json", action="store_true")
+    context.set_defaults(run=usage_errors(run_context))
     parser.set_defaults(run=lambda args: (parser.print_help(sys.stderr), 2)[1])
 
 
@@ -247,3 +253,84 @@ def run_transforms(args: argparse.Namespace) -> int:
         print(f"{'':20} at: {each['anchor']}")
         print(f"{'':20} needs: {', '.join(p['name'] for p in each['preconditions'])}")
     return 0
+
+
+def run_context(args: argparse.Namespace) -> int:
+    text = read_source("skills", args.file)  # before the imports: a wrong path is said at once
+    if text is None:
+        return 2
+    from argus.skills.context import site_contexts
+    from argus.skills.document import Document
+
+    doc = Document.parse(text)
+    found = {k.name: site_contexts(doc, k.name) for k in doc.kernels()}
+    if args.json:
+        data = {name: [s.model_dump(mode="json") for s in sites] for name, sites in found.items()}
+        print(json.dumps({"file": str(args.file), "kernels": data}, indent=1))
+        return 0
+    if not found:
+        print(f"{args.file}: no kernel")
+    for name, sites in found.items():
+        if not sites:
+            print(f"{name}: no context (the kernel does not check)")
+            continue
+        print(f"{name}:")
+        print("  " + "\n  ".join(context_lines(sites[0])))
+        for site in sites[1:]:
+            print(f"  {site.site} at line {site.line}:")
+            print("    " + "\n    ".join(site_lines(site)))
+    return 0
+
+
+def context_lines(site) -> list[str]:
+    """The kernel's own facts, a line each."""
+
+    def n(value) -> str:
+        return "?" if value is None else f"{value:,}"
+
+    sizes = ", ".join(f"{k} = {v}" for k, v in site.sizes.items()) or "no size set"
+    consts = ", ".join(f"{k} = {v}" for k, v in site.constants.items())
+    lines = [f"policy num_warps = {site.num_warps}, num_stages = {site.num_stages}; tile {consts}"]
+    compiled = (
+        f"; compiled: {site.registers} registers, {site.spill_stores_bytes} B spill stores, "
+        f"{n(site.shared_memory_bytes)} B shared"
+        if site.registers is not None
+        else "; no compile at hand"
+    )
+    lines.append(f"shared memory estimate {n(site.shared_memory_estimate_bytes)} B{compiled}")
+    lines.append(f"at {site.size_set or '?'} ({sizes}): {n(site.flops)} FLOPs ({n(site.dot_flops)} in dots), "
+                 f"{n(site.bytes)} bytes, intensity {site.arithmetic_intensity}")  # fmt: skip
+    lines.append(f"bound: {site.bound or '?'} (compute {site.compute_ms} ms, memory {site.memory_ms} ms at H200 "
+                 "ceilings)")  # fmt: skip
+    lines.append(f"grid: {n(site.programs)} programs, {site.waves} waves over 132 SMs ({site.tail_programs} in the "
+                 "last)")  # fmt: skip
+    if site.row_length is not None or site.row_tile is not None:
+        wider = {True: "wider than one tile", False: "fits one tile", None: "?"}[site.row_wider_than_tile]
+        lines.append(f"rows of {site.row_tensor}: {site.row_length} against a tile of {site.row_tile} ({wider})")
+    lines += site_lines(site) if site.dot_line is not None else []
+    return lines
+
+
+def site_lines(site) -> list[str]:
+    lines = []
+    if site.loop_trips is not None:
+        lines.append(f"{site.loop_trips} iterations a program")
+    if site.dot_line is None:
+        return lines or ["no dot"]
+    which = "" if site.site == "dot" else f" (of {site.dots}: the one at line {site.dot_line})"
+    precision = f", input_precision {site.input_precision}" if site.input_precision else ""
+    if site.precision_constant:
+        precision += f" (from {site.precision_constant})"
+    lines.append(f"dot{which}: {site.a_dtype} x {site.b_dtype}{precision}, on {site.engine}")
+    for name in ("a", "b"):
+        tensor = getattr(site, f"{name}_tensor")
+        if tensor is None:
+            lines.append(f"  {name}: not loaded from one tensor")
+            continue
+        major = {True: "K-major", False: "not K-major", None: "K-major unknown"}[getattr(site, f"{name}_k_major")]
+        declared = " (declared by `layout`)" if getattr(site, f"{name}_layout_declared") else ""
+        trans = ", through trans" if getattr(site, f"{name}_trans") else ""
+        lines.append(f"  {name}: {tensor}, {getattr(site, f'{name}_contiguous')} contiguous{declared}: {major}{trans}")
+    lines.append(f"  accumulator {site.accumulator_dtype}{site.accumulator_shape}: {site.accumulator_registers} "
+                 "registers a thread")  # fmt: skip
+    return lines
