@@ -1,5 +1,5 @@
 """The context of a site (argus.skills.context): operand layouts and precisions, the accumulator, the work at the
-`large` sizes and the bound, waves, rows against tiles. CPU only, no gate run:
+`large` sizes and the bound, waves, rows against tiles; and the lineage records that carry it. CPU only, no gate run:
 the numbers asserted are computed by hand from the kernels' sizes."""
 
 from __future__ import annotations
@@ -13,6 +13,10 @@ from argus.cli.main import main
 from argus.gate.result import CompileFacts, GateResult
 from argus.skills.context import SMS, SiteContext, kernel_context, site_at, site_contexts, with_compile
 from argus.skills.document import Document
+from argus.skills.lineage.bundle import load
+from argus.skills.lineage.record import Candidate, Lineage
+from argus.skills.lineage.record import Step as LineageStep
+from argus.skills.lineage.walker import annotate
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -149,6 +153,37 @@ def test_a_kernel_that_does_not_check_has_no_context():
     assert site_contexts(doc, "matmul") == [] and kernel_context(doc, "matmul") is None
     assert site_contexts(doc, "no_such_kernel") == []
     assert kernel_context(Document.parse(text_of("matmul.argus")), "matmul").site == "kernel"
+
+
+def test_a_lineage_record_round_trips_with_and_without_contexts(fp32_gemm):
+    def record(context) -> Lineage:
+        candidate = Candidate(
+            id="s1.c1", transform="pipelining", title="t", params={}, anchor_line=17, diff="", verdict="rejected",
+            context=context,
+        )  # fmt: skip
+        step = LineageStep(index=1, text_before="", context=context, candidates=[candidate])
+        return Lineage(id="x.k", expert="x.argus", kernel="k", device="cpu", profiled=False, rule="", steps=[step])
+
+    with_context, without = record(fp32_gemm), record(None)
+    assert Lineage.model_validate_json(with_context.model_dump_json()) == with_context
+    assert Lineage.model_validate_json(without.model_dump_json()) == without
+    assert without.steps[0].context is None and without.steps[0].candidates[0].context is None
+    # a record written before contexts has no key for them at all
+    data = json.loads(without.model_dump_json())
+    del data["steps"][0]["context"], data["steps"][0]["candidates"][0]["context"]
+    assert Lineage.model_validate(data) == without
+
+
+def test_committed_records_load_without_contexts_and_can_be_annotated():
+    record = load(ROOT / "skills" / "lineages" / "softmax.softmax.json")
+    assert all(s.context is None and all(c.context is None for c in s.candidates) for s in record.steps)
+    annotated = annotate(record)
+    assert all(s.context for s in annotated.steps)
+    assert all(c.context for s in annotated.steps for c in s.candidates)
+    first = annotated.steps[0].context[0]
+    assert first.registers == record.baseline.compile.facts.registers  # the baseline's compile
+    assert Lineage.model_validate_json(annotated.model_dump_json()) == annotated
+    assert record.steps[0].context is None  # annotate copies
 
 
 def test_the_cli_prints_the_context_per_kernel_and_site(capsys):

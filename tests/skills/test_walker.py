@@ -107,3 +107,18 @@ def test_each_step_records_the_facts_of_its_text(softmax_walk):
     first = record.steps[0].facts
     assert first.bounded == [["N", "BN"]] and not first.dot_in_loop
     assert first.loaded == ["x"] and first.stored == ["y"] and first.verify_errors == 0
+
+
+def test_each_step_and_candidate_records_its_context_with_the_gate_compile(softmax_walk):
+    record, _ = softmax_walk
+    first = record.steps[0].context
+    assert first is not None and first[0].site == "kernel" and first[0].row_length is not None
+    assert first[0].registers == record.baseline.compile.facts.registers  # the expert's own compile
+    for step in record.steps:
+        assert step.context is not None
+        for candidate in step.candidates:
+            assert candidate.context is not None  # the text after the rewrite, refused or gated
+            if candidate.gate is not None and candidate.gate.compile.facts is not None:
+                assert candidate.context[0].registers == candidate.gate.compile.facts.registers
+    accepted = next(c for c in record.steps[0].candidates if c.id == record.steps[0].accepted)
+    assert record.steps[1].context[0].registers == accepted.gate.compile.facts.registers

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from argus.gate import read_result, write_bundle
+from argus.skills.context import with_compile
 from argus.skills.lineage.record import Lineage
 
 MANIFEST = "lineage.json"
@@ -88,13 +89,19 @@ def read_back(folder: Path, out: Path | None = None) -> Path:
         "text before"
     )
     before = base.profile.facts.kernel.ms_median if base.profile.facts else None
+    before_gate = base
     for step in record.steps:
         accepted_time = None
+        step.context = with_compile(step.context, before_gate)
+        before_gate = None  # the gate of this step's accepted candidate, once read
         for candidate in step.candidates:
             result_file = folder / f"{candidate.id}.result.json"
             if not result_file.is_file():
                 continue
             candidate.gate = read_result(result_file)
+            candidate.context = with_compile(candidate.context, candidate.gate)
+            if candidate.verdict == "accepted":
+                before_gate = candidate.gate
             facts = candidate.gate.profile.facts
             if facts is not None and before:
                 candidate.slowdown = round(facts.kernel.ms_median / before, 4)

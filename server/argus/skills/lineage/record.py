@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from argus.gate import GateResult
+from argus.skills.context import SiteContext
 
 RECORD_FORMAT = "argus.lineage/1"
 
@@ -42,6 +43,11 @@ class Candidate(Model):
     reason: str = Field("", description="why it was rejected: the failed check or gate stage and its message")
     slowdown: float | None = Field(None, description="kernel time after over before (GPU profile only)")
     seconds: float = Field(0.0, description="wall time spent on this candidate (check, verifier, gate)")
+    context: list[SiteContext] | None = Field(
+        None,
+        description="the sites of the candidate's text, after the rewrite (argus.skills.context), with the compile "
+        "facts of its gate; None in records written before contexts were recorded, or when the text does not check",
+    )
 
 
 class KernelFactsRecord(Model):
@@ -67,6 +73,11 @@ class Step(Model):
     text_after: str | None = Field(None, description="the accepted candidate's text; None for the last step")
     accepted: str | None = Field(None, description="id of the accepted candidate")
     candidates: list[Candidate] = Field(default_factory=list)
+    context: list[SiteContext] | None = Field(
+        None,
+        description="the sites of text_before (argus.skills.context), with the compile facts of the gate run on "
+        "that text (the baseline, or the step before's accepted candidate); None in older records",
+    )
 
 
 class Lineage(Model):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from argus.gate import GateResult, run_gate
 from argus.gate.result import kernel_ms
+from argus.skills.context import SiteContext, site_contexts, with_compile
 from argus.skills.document import Document
 from argus.skills.facts import verify_errors
 from argus.skills.lineage.record import Candidate, KernelFactsRecord, Lineage, PreconditionCheck, Step
@@ -127,8 +128,10 @@ def walk(
     tried: dict[tuple, str] = {}  # rewrite key -> its verdict when it was first gated
     base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
     base_time = kernel_ms(record.baseline)
+    base_gate = record.baseline  # the gate run on `text`: its compile facts go into the step's context
     for index in range(1, max_steps + 1):
         step = Step(index=index, text_before=text, facts=facts_record(text, kernel, base_verify))
+        step.context = contexts(text, kernel, base_gate)
         fresh = [app for app in candidates(text, kernel, transforms) if tried.get(key(text, app)) != "rejected"]
         passing: list[tuple[Candidate, str, float | None]] = []
         for number, app in enumerate(fresh, 1):
@@ -151,7 +154,7 @@ def walk(
             chosen = min(passing, key=lambda p: p[0].slowdown or 0.0) if profiled else passing[0]
             chosen[0].verdict = "accepted"
             step.accepted, step.text_after = chosen[0].id, chosen[1]
-            text, base_time = chosen[1], chosen[2]
+            text, base_time, base_gate = chosen[1], chosen[2], chosen[0].gate
             base_verify = verify_errors(Document.parse(text).check, kernel_node(text, kernel))
         record.steps.append(step)
         if not passing:
@@ -180,6 +183,36 @@ def facts_record(text: str, kernel: str, verify: int) -> KernelFactsRecord:
     )
 
 
+def contexts(text: str, kernel: str, gate: GateResult | None = None) -> list[SiteContext] | None:
+    """The sites of `kernel` in `text` (argus.skills.context), with the gate's compile facts; None when the text
+    does not give the kernel an IR."""
+    try:
+        found = site_contexts(Document.parse(text), kernel, gate)
+    except Exception:  # the context describes a text; a text it cannot describe records none
+        return None
+    return found or None
+
+
+def annotate(record: Lineage) -> Lineage:
+    """A copy of a record with every step's and candidate's context filled in from its texts (the candidate's
+    text rebuilt by its transform and title where the record does not hold it): what an older record, walked
+    before contexts were recorded, gains without walking again."""
+    from argus.skills.lineage.bundle import rebuild
+
+    record = record.model_copy(deep=True)
+    before = record.baseline
+    for step in record.steps:
+        step.context = contexts(step.text_before, record.kernel, before)
+        for candidate in step.candidates:
+            if candidate.verdict == "accepted" and step.text_after is not None:
+                text = step.text_after
+            else:
+                text = rebuild(step.text_before, record.kernel, candidate.transform, candidate.title)
+            candidate.context = contexts(text, record.kernel, candidate.gate) if text is not None else None
+        before = next((c.gate for c in step.candidates if c.id == step.accepted), None)
+    return record
+
+
 def kernel_node(text: str, kernel: str):
     doc = Document.parse(text)
     return next(k for k in doc.kernels() if k.name == kernel)
@@ -197,6 +230,7 @@ def try_candidate(cid: str, text: str, app: Application, kernel: str, gate: Gate
         diff=diff(text, after, path),
         checks=[PreconditionCheck(name=c.name, holds=c.holds, found=c.found) for c in app.checks],
         verdict="rejected",
+        context=contexts(after, kernel),
     )
     if app.failed is not None:
         candidate.reason = f"{app.failed.name}: {app.failed.found}"
@@ -211,6 +245,7 @@ def try_candidate(cid: str, text: str, app: Application, kernel: str, gate: Gate
             candidate.reason = f"verifies: {found}"
         else:
             candidate.gate = gate(after, kernel)
+            candidate.context = with_compile(candidate.context, candidate.gate)
             if candidate.gate.passed:
                 candidate.verdict = "passed"
             else:
