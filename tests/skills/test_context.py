@@ -1,14 +1,17 @@
 """The context of a site (argus.skills.context): operand layouts and precisions, the accumulator, the work at the
-`large` sizes and the bound, waves, rows against tiles; and the lineage records that carry it. CPU only, no gate run:
+`large` sizes and the bound, waves, rows against tiles; and the records that carry it. CPU only, no gate run:
 the numbers asserted are computed by hand from the kernels' sizes."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from argus.agent.plan import Proposal, Step
+from argus.agent.trajectory import TrajectoryLog, read_trajectory, step_json
 from argus.cli.main import main
 from argus.gate.result import CompileFacts, GateResult
 from argus.skills.context import SMS, SiteContext, kernel_context, site_at, site_contexts, with_compile
@@ -184,6 +187,34 @@ def test_committed_records_load_without_contexts_and_can_be_annotated():
     assert first.registers == record.baseline.compile.facts.registers  # the baseline's compile
     assert Lineage.model_validate_json(annotated.model_dump_json()) == annotated
     assert record.steps[0].context is None  # annotate copies
+
+
+def test_a_refine_step_records_the_context_it_starts_from(fp32_gemm):
+    context = [s.model_dump(mode="json") for s in fp32_gemm]
+    step = Step(0, "search", Proposal(kind="skill", skill="x", line=3), kept=False, reward=0.0, context=context)
+    assert step_json(step)["context"] == context
+    out = io.StringIO()
+    TrajectoryLog(out).write(step)
+    line = json.loads(out.getvalue())
+    assert [SiteContext.model_validate(s) for s in line["context"]] == fp32_gemm
+    assert step_json(Step(0, "search", Proposal(kind="skill"), kept=False, reward=0.0))["context"] is None
+
+
+def test_a_trajectory_file_without_contexts_still_reads(tmp_path):
+    log = tmp_path / "old.jsonl"
+    log.write_text(json.dumps({"format": "argus-trajectory/1", "index": 0, "facts": {}}) + "\n", encoding="utf-8")
+    assert read_trajectory(log)[0].get("context") is None
+
+
+def test_examine_gives_a_state_its_context():
+    from argus.agent import states
+
+    state = states.examine(text_of("softmax.argus"), "softmax")
+    assert state.context is not None and state.context[0]["row_length"] == 4096
+    result = GateResult(kernel="softmax", device="cpu")
+    result.compile.facts = CompileFacts(target="sm_90", triton_version="3.9", config={}, registers=40)
+    states.add_compile(state, result)
+    assert state.context[0]["registers"] == 40
 
 
 def test_the_cli_prints_the_context_per_kernel_and_site(capsys):

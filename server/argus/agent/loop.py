@@ -115,6 +115,7 @@ class _Run:
             )
         state.gate = result.model_dump(mode="json")
         state.ms = kernel_ms(result)
+        states.add_compile(state, result)
         return state
 
     def loop(self, result, budget, limit, cancel, trajectory, memory, on_step) -> str:
@@ -149,6 +150,7 @@ class _Run:
             feedback = Feedback("apply", f"no kept state with digest {proposal.at}", {"at": proposal.at})
         else:
             step.facts = base.facts
+            step.context = base.context
             feedback = self.judge(step, proposal, base, best)
         step.feedback = feedback
         step.kept = feedback is None

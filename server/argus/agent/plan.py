@@ -56,6 +56,9 @@ class State:
     diagnostics: list[dict[str, Any]] = field(default_factory=list)  # code, severity, line, message, data
     gate: dict[str, Any] | None = None  # GateResult.model_dump(mode="json")
     ms: float | None = None  # median kernel time of the last profile, None without one
+    # the kernel's sites (argus.skills.context.SiteContext as JSON), with the last gate's compile facts once gated;
+    # None where not computed (the source does not check)
+    context: list[dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)
@@ -73,6 +76,7 @@ class Step:
     gate_runs: int = 0  # gate runs this step used (0 when refused before the gate)
     seconds: float = 0.0
     facts: dict[str, Any] = field(default_factory=dict)  # facts of the state the proposal was made at
+    context: list[dict[str, Any]] | None = None  # the sites of that state (State.context)
 
 
 class Planner(Protocol):

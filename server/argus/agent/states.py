@@ -11,6 +11,8 @@ from typing import Any
 
 from argus.agent.plan import State
 from argus.dsl.diagnostics import Diagnostic
+from argus.gate.result import GateResult
+from argus.skills.context import site_contexts, with_compile
 from argus.skills.document import Document
 from argus.skills.facts import KernelFacts
 from argus.verify import VerifyCache, verify_check
@@ -61,9 +63,29 @@ def examine(source: str, kernel: str) -> State:
     if not doc.check.has_errors:
         diagnostics += verify_check(doc.check, timeout_ms=VERIFY_TIMEOUT_MS, cache=_cache).diagnostics
     state = State(source=source, kernel=kernel, facts=facts_json(doc.facts.get(kernel)))
+    state.context = context_json(doc, kernel)
     state.diagnostics = [diagnostic_json(d) for d in diagnostics]
     state.facts["verify_errors"] = len(verify_errors(state))
     return state
+
+
+def context_json(doc: Document, kernel: str) -> list[dict[str, Any]] | None:
+    """The kernel's sites as JSON (argus.skills.context); None when they cannot be computed."""
+    try:
+        sites = site_contexts(doc, kernel)
+    except Exception:  # a context is a record of the state, never a reason to stop the loop
+        return None
+    return [s.model_dump(mode="json") for s in sites] or None
+
+
+def add_compile(state: State, result: GateResult) -> None:
+    """Put a gate run's compile facts (registers, spills, shared memory) into the state's context."""
+    if state.context is None or result.compile.facts is None:
+        return
+    from argus.skills.context import SiteContext
+
+    sites = with_compile([SiteContext.model_validate(s) for s in state.context], result)
+    state.context = [s.model_dump(mode="json") for s in sites or []]
 
 
 def errors(state: State) -> list[dict[str, Any]]:

@@ -37,6 +37,7 @@ def step_json(step: Step, **extra: Any) -> dict[str, Any]:
         "gate_runs": step.gate_runs,
         "seconds": round(step.seconds, 3),
         "facts": step.facts,
+        "context": step.context,  # the sites of the state the step starts from (argus.skills.context)
     }
     record.update(extra)
     return record
