@@ -77,14 +77,17 @@ COPY_BYTES = 2 << 30
 # ---- here: bundles ------------------------------------------------------------------------------------------
 
 
-def write_bundles(out: Path) -> int:
+def write_bundles(out: Path, paths: list[Path] | None = None) -> int:
+    """One gate bundle per Argus file in `paths` (by default the experts, then the candidates timed beside them:
+    skills/experts/candidates, not check-clean yet) under `out`; 1 if a file could not be bundled."""
     sys.path.insert(0, str(ROOT / "server"))
     from argus.gate import GateSetupError, write_bundle
 
     out.mkdir(parents=True, exist_ok=True)
     status = 0
-    # the experts, then the candidates timed beside them (skills/experts/candidates: not check-clean yet)
-    for path in [*sorted(EXPERTS.glob("*.argus")), *sorted((EXPERTS / "candidates").glob("*.argus"))]:
+    if paths is None:
+        paths = [*sorted(EXPERTS.glob("*.argus")), *sorted((EXPERTS / "candidates").glob("*.argus"))]
+    for path in paths:
         try:
             where = path.relative_to(ROOT).as_posix()
             run_py = write_bundle(path.read_text(encoding="utf-8"), out / path.stem, path=where)

@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from h200 import log  # noqa: E402
+from h200 import write_bundles as bundle_files  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 VARIANTS = ROOT / "bench" / "variants"  # variants measured beside the examples, to decide what they should be
@@ -79,21 +80,7 @@ def eager(kernel: str):
 
 
 def write_bundles(out: Path) -> int:
-    sys.path.insert(0, str(ROOT / "server"))
-    from argus.gate import GateSetupError, write_bundle
-
-    out.mkdir(parents=True, exist_ok=True)
-    status = 0
-    for path in [*sorted(EXAMPLES.glob("fp32_*.argus")), *sorted(VARIANTS.glob("fp32_*.argus"))]:
-        try:
-            run_py = write_bundle(
-                path.read_text(encoding="utf-8"), out / path.stem, path=path.relative_to(ROOT).as_posix()
-            )
-            print(f"wrote {run_py.parent}")
-        except GateSetupError as failure:
-            print(f"{path}: {failure}", file=sys.stderr)
-            status = 1
-    return status
+    return bundle_files(out, [*sorted(EXAMPLES.glob("fp32_*.argus")), *sorted(VARIANTS.glob("fp32_*.argus"))])
 
 
 # ---- there: the run ---------------------------------------------------------------------------------------------
