@@ -179,11 +179,12 @@ def compile_facts(found: GateResult | CompileFacts | None) -> CompileFacts | Non
 
 def site_contexts(doc: Document, kernel: str, compiled: GateResult | CompileFacts | None = None) -> list[SiteContext]:
     """Every site of `kernel` in `doc`: the kernel first, then its loops and dots in program order. Empty when the
-    kernel does not check (no IR, or checker errors inside it: its IR may be partial, and its facts guesses)."""
+    kernel does not check (no IR, or checker errors inside it: its IR may be partial, and its facts guesses). A
+    configuration over the shared-memory limit (AR410, often a tune value only) leaves the IR whole: it counts."""
     kernel_ir = doc.check.analysis.kernels.get(kernel)
     source = next((k for k in doc.kernels() if k.name == kernel), None)
     facts = doc.facts.get(kernel)
-    if kernel_ir is None or source is None or facts is None or facts.check_errors:
+    if kernel_ir is None or source is None or facts is None or facts.check_errors > facts.resource_errors:
         return []
     return Sites(doc, source, kernel_ir, compile_facts(compiled)).all()
 

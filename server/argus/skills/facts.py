@@ -10,6 +10,8 @@ from argus.dsl.check import CheckResult
 from argus.dsl.resources import SHARED_MEMORY_LIMIT, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.unparse import unparse
 
+RESOURCE_CODES = frozenset({"AR410"})  # a configuration over a resource limit; the kernel is well-formed
+
 
 @dataclass(slots=True)
 class KernelFacts:
@@ -27,6 +29,7 @@ class KernelFacts:
     loaded: set[str] = field(default_factory=set)  # tensors some load reads
     stored: set[str] = field(default_factory=set)  # tensors some store or atomic_add writes
     check_errors: int = 0  # error diagnostics of the checker inside this kernel
+    resource_errors: int = 0  # of those, the configuration's resource limits (AR410): the IR is whole all the same
     verify_errors: int | None = None  # the verifier's error diagnostics; None when it did not run
 
     @property
@@ -115,9 +118,9 @@ def kernel_facts(check: CheckResult, kernel: ast.Kernel) -> KernelFacts:
     facts.dot_in_loop = dot_in_loop(kernel)
     facts.loaded, facts.stored = accessed_tensors(kernel)
     first, last = kernel.span.line, kernel.span.end_line
-    facts.check_errors = sum(
-        d.severity.value == "error" and first <= d.range.start.line <= last for d in check.diagnostics
-    )
+    errors = [d for d in check.diagnostics if d.severity.value == "error" and first <= d.range.start.line <= last]
+    facts.check_errors = len(errors)
+    facts.resource_errors = sum(d.code in RESOURCE_CODES for d in errors)
     return facts
 
 
