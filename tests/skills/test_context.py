@@ -177,12 +177,18 @@ def test_a_lineage_record_round_trips_with_and_without_contexts(fp32_gemm):
     assert Lineage.model_validate(data) == without
 
 
-def test_committed_records_load_without_contexts_and_can_be_annotated():
-    record = load(ROOT / "skills" / "lineages" / "softmax.softmax.json")
-    assert all(s.context is None and all(c.context is None for c in s.candidates) for s in record.steps)
+def test_committed_records_carry_contexts_that_annotate_reproduces():
+    committed = load(ROOT / "skills" / "lineages" / "softmax.softmax.json")
+    assert all(s.context for s in committed.steps)
+    assert all(c.context for s in committed.steps for c in s.candidates)
+    # the record as written before contexts were recorded: annotate fills them in again, the same
+    record = committed.model_copy(deep=True)
+    for step in record.steps:
+        step.context = None
+        for candidate in step.candidates:
+            candidate.context = None
     annotated = annotate(record)
-    assert all(s.context for s in annotated.steps)
-    assert all(c.context for s in annotated.steps for c in s.candidates)
+    assert annotated == committed
     first = annotated.steps[0].context[0]
     assert first.registers == record.baseline.compile.facts.registers  # the baseline's compile
     assert Lineage.model_validate_json(annotated.model_dump_json()) == annotated
