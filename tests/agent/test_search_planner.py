@@ -75,7 +75,7 @@ def test_a_skill_this_run_measured_slower_is_ranked_by_that_measurement_not_its_
     slower = Step(1, "search", Proposal(kind="skill", skill="num_warps.row", line=6), kept=False, reward=0.0,
                   ms_before=1.0, ms_after=1.25)  # fmt: skip
     first = SearchPlanner(cards).propose(state, [slower])
-    assert first.skill != "num_warps.row" and "predicted" in first.rationale
+    assert first.skill != "num_warps.row" and "num_warps" not in first.rationale
     assert score(warps, Context(observed={"num_warps.row": 0.8})) == 0.8
 
 
@@ -84,12 +84,16 @@ def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kerne
     warps = measured("num_warps.row", 1.3).model_copy(update=update)
     cards = [warps if c.id == "num_warps.row" else c for c in unmeasured_cards() if c.id.endswith(".row")]
 
-    def first(spills: int | None) -> str:
+    def first(spills: int | None):
         gate = None if spills is None else {"compile": {"facts": {"spill_stores_bytes": spills}}}
-        return SearchPlanner(cards).propose(State(source=SOFTMAX, kernel="softmax", ms=1.0, gate=gate), []).skill
+        return SearchPlanner(cards).propose(State(source=SOFTMAX, kernel="softmax", ms=1.0, gate=gate), [])
 
-    assert first(1024) == "num_warps.row" and first(None) == "num_warps.row"  # spills, or not known: 1.3×
-    assert first(0) != "num_warps.row"
+    for spills in (1024, None):  # spills, or not known: the card's 1.3×
+        assert first(spills).skill == "num_warps.row" and first(spills).prediction["effect"] == 1.3
+    # spills none: no number; it is only explored (its prior beats the unmeasured cards' 1.0), and says so
+    quiet = first(0)
+    assert quiet.prediction["effect"] is None and not quiet.prediction["covered"]
+    assert "exploring" in quiet.rationale and "spill" in quiet.prediction["why"]
 
 
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():

@@ -28,6 +28,9 @@ class Proposal:
     # The kept state it applies to (argus.skills.apply.digest of its source); None: the current best. The search
     # planner sets it when it backs up to an earlier kept state whose proposals are not exhausted.
     at: str | None = None
+    # what the skill's card predicts at the state it applies to (argus.skills.predict.Prediction.to_json): the
+    # effect, whether the card's evidence covers the state's situation, and why; logged to judge the cards
+    prediction: dict[str, Any] | None = field(default=None, compare=False)
 
     def key(self) -> str:
         """Identifies the proposal so a planner does not propose it twice at one state."""

@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import applicable_sites
+from argus.agent.sites import applicable_sites, prediction, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
@@ -30,4 +30,11 @@ class RandomPlanner:
             return None
         site = self.rng.choice(sites)  # sites come in source order, so one seed gives one sequence
         self.tried.add((here, site.key))
-        return Proposal(kind="skill", skill=site.card.id, line=site.line, rationale=f"random (seed {self.seed})")
+        predicted = prediction(site, spill_bytes(state.gate))  # not used to choose: logged to judge the cards
+        return Proposal(
+            kind="skill",
+            skill=site.card.id,
+            line=site.line,
+            rationale=f"random (seed {self.seed})",
+            prediction=predicted.to_json(),
+        )

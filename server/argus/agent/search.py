@@ -1,16 +1,28 @@
 """The search planner (the default; needs nothing but the gate and the skill library): best-first over the
-library skills that apply.
+library skills that apply, ranked by what each card predicts in the state's situation.
 
-At a state it ranks every applicable (card, anchor line) by the card's predicted effect (the median of its
-per-lineage medians; 1.0 while not measured), blended with the mean reward the skill earned in this workspace
-(memory). A skill this run already gated on this kernel is ranked by what it measured here instead (the median
-of ms before over ms after): the kernel's own timing outweighs a prediction learned on other kernels, so a
-skill found slower is not proposed again first at the next state. Ties break by evidence (more lineage steps
-first), then by card id and line, so the same inputs always give the same order. It proposes the best untried
-one at the current best state; when that state has nothing left, it backs up to the next-best kept state (the
-frontier, ordered by measured ms). At a state it backed up to it skips rewrites it already tried elsewhere
-(same card, anchor code and parameters): they commute with the kept ones or were already found wanting, and a
-gate run is too dear to ask again.
+At a state every applicable (card, anchor line) gets the card's prediction there (argus.skills.predict: the
+effect measured in a matching situation, with the state's register spills from its last gate compile), and
+falls in one of four tiers, proposed in this order:
+
+1. **predicted gains**: a prediction of at least GAIN, blended with the mean reward the skill earned in this
+   workspace (memory); a skill this run already gated on this kernel is ranked by what it measured here (the
+   median of ms before over ms after), which outweighs any card;
+2. **exploration**: a card whose evidence does not cover the situation (no measurement agrees on the scope
+   facts) has no prediction; it is ranked by a prior, the median of its measurements anywhere shrunk halfway
+   to 1 (EXPLORE_SHRINK), and gets every EXPLORE_EVERY-th proposal even while predicted gains remain (a budget
+   share of 1 in 4), so unmeasured situations are measured deliberately but never crowd out what the evidence
+   says;
+3. **predicted noise**: covered, predicted between HURTS and GAIN;
+4. **predicted losses**: the evidence says the skill makes this kernel slower (a hurting condition of
+   benefit, or a median loss in the matching situation). Never proposed while anything else is left.
+
+The rule does not look at the budget, so a run of budget B is the first B gate runs of any longer run. Ties
+break by evidence (more lineage steps first), then by card id and line, so the same inputs always give the same
+order. It proposes the best untried one at the current best state; when that state has nothing left, it backs
+up to the next-best kept state (the frontier, ordered by measured ms). At a state it backed up to it skips
+rewrites it already tried elsewhere (same card, anchor code and parameters): they commute with the kept ones
+or were already found wanting, and a gate run is too dear to ask again.
 """
 
 from __future__ import annotations
@@ -22,14 +34,20 @@ from dataclasses import dataclass, field
 
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import Site, applicable_sites, predicted_effect, spill_bytes
+from argus.agent.sites import Site, applicable_sites, prediction, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
+from argus.skills.predict import Prediction
+from argus.skills.situation import HURTS
 
 # How many observations weigh as much as the card's prediction: with n rewards observed here, the score is
 # (PRIOR * predicted + n * mean reward) / (PRIOR + n).
 PRIOR = 2.0
+GAIN = 1.02  # a prediction at or above this is a gain; between HURTS and GAIN, noise
+EXPLORE_SHRINK = 0.5  # an unmeasured situation's prior: 1 + EXPLORE_SHRINK * (the card's median anywhere - 1)
+EXPLORE_EVERY = 4  # every 4th proposal goes to the best unmeasured site, while one is left
+GAINS, EXPLORE, NOISE, LOSSES = range(4)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,18 +60,50 @@ class Context:
     spill_bytes: int | None = None
 
 
-def score(card: Card, context: Context = Context(), params: Sequence[tuple[str, str]] = ()) -> float:
+def prior(card: Card) -> float:
+    """What an unmeasured situation is expected to give: the card's median over its lineages anywhere, shrunk
+    toward no change; a card that lost on the whole gets no credit above 1."""
+    medians = sorted(e.median for e in card.effect)
+    if not medians:
+        return 1.0
+    middle = statistics.median(medians)
+    return 1.0 + EXPLORE_SHRINK * (middle - 1.0) if middle > 1.0 else middle
+
+
+def scored(site: Site, context: Context = Context()) -> tuple[int, float, Prediction]:
+    """The site's tier, its score within the tier, and the card's prediction there."""
+    predicted = prediction(site, context.spill_bytes)
+    card = site.card
     if card.id in context.observed:
-        return context.observed[card.id]
-    predicted = predicted_effect(card, dict(params), context.spill_bytes)
+        measured = context.observed[card.id]
+        return (GAINS if measured >= GAIN else NOISE if measured > HURTS else LOSSES), measured, predicted
+    effect = prior(card) if predicted.effect is None else predicted.effect
     if card.id not in context.stats:
-        return predicted
-    mean, count = context.stats[card.id]
-    return (PRIOR * predicted + count * mean) / (PRIOR + count)
+        if predicted.effect is None:
+            return EXPLORE, effect, predicted
+        if predicted.hurts is not None:
+            return LOSSES, effect, predicted
+    else:  # this workspace measured the skill: its rewards tier it, the prediction or prior only weighs in
+        mean, count = context.stats[card.id]
+        effect = (PRIOR * effect + count * mean) / (PRIOR + count)
+    return (GAINS if effect >= GAIN else NOISE if effect > HURTS else LOSSES), effect, predicted
 
 
-def rank(sites: Sequence[Site], context: Context = Context()) -> list[Site]:
-    return sorted(sites, key=lambda s: (-score(s.card, context, s.params), -len(s.card.evidence), s.card.id, s.line))
+def score(card: Card, context: Context = Context(), params: Sequence[tuple[str, str]] = ()) -> float:
+    """The score of the card at a site with no situation (the older, context-free ranking)."""
+    return scored(Site(card, 0, card.title, params=tuple(params)), context)[1]
+
+
+def rank(sites: Sequence[Site], context: Context = Context(), explore: bool = False) -> list[Site]:
+    """Best first: by tier (GAINS, EXPLORE, NOISE, LOSSES; EXPLORE first when `explore`), then score, then
+    evidence, card id and line."""
+    order = {EXPLORE: -1} if explore else {}
+
+    def key(site: Site):
+        tier, value, _ = scored(site, context)
+        return (order.get(tier, tier), -value, -len(site.card.evidence), site.card.id, site.line)
+
+    return sorted(sites, key=key)
 
 
 def observed_effects(history: Sequence[Step]) -> dict[str, float]:
@@ -86,6 +136,7 @@ class SearchPlanner:
         self.frontier: dict[str, Kept] = {}  # digest of a kept state's source -> the state
         self.tried: set[tuple[str, str]] = set()  # (state digest, site key)
         self.rewrites: set[tuple] = set()  # Site.identity of every proposal made
+        self.proposals = 0
 
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         current = digest(state.source)
@@ -94,24 +145,30 @@ class SearchPlanner:
         self.frontier[current].ms = state.ms
         stats = self.memory.skill_stats() if self.memory is not None else {}
         observed = observed_effects(history)
+        explore = self.proposals % EXPLORE_EVERY == EXPLORE_EVERY - 1
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
             context = Context(stats, observed, kept.spill_bytes)
-            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context):
+            for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context, explore):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
                     continue
                 self.tried.add((name, site.key))
                 self.rewrites.add(site.identity)
+                self.proposals += 1
+                tier, value, predicted = scored(site, context)
                 return Proposal(
                     kind="skill",
                     skill=site.card.id,
                     line=site.line,
                     at=None if name == current else name,
-                    rationale=rationale(site, context),
+                    rationale=rationale(site, context, tier, value, predicted),
+                    prediction=predicted.to_json(),
                 )
         return None
 
 
-def rationale(site: Site, context: Context) -> str:
-    expected = score(site.card, context, site.params)
-    basis = "measured in this run" if site.card.id in context.observed else "predicted"
-    return f"{site.title} ({basis} {expected:.2f}×, {len(site.card.evidence)} evidence)"
+def rationale(site: Site, context: Context, tier: int, value: float, predicted: Prediction) -> str:
+    if site.card.id in context.observed:
+        return f"{site.title} (measured in this run {value:.2f}×)"
+    if tier == EXPLORE:
+        return f"{site.title} (exploring, prior {value:.2f}×: {predicted.why})"
+    return f"{site.title} (predicted {value:.2f}×: {predicted.why})"

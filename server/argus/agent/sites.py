@@ -3,14 +3,15 @@ one per (card, anchor line), in source order. The search and random planners bot
 
 from __future__ import annotations
 
-import statistics
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from argus.skills.cards import Card
 from argus.skills.document import Document
-from argus.skills.matcher import beyond_evidence, match
+from argus.skills.matcher import kernel_situation, match, situation_spills
+from argus.skills.predict import Prediction, predict
+from argus.skills.situation import Situation
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,7 @@ class Site:
     title: str
     anchor_text: str = ""  # the anchor line's code, stripped: stays the same when other lines move
     params: tuple[tuple[str, str], ...] = ()
+    facts: Situation | None = None  # the kernel's situation, without a compile (argus.skills.situation)
 
     @property
     def key(self) -> str:
@@ -31,13 +33,19 @@ class Site:
         return (self.card.id, self.anchor_text, self.params)
 
 
-def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None) -> float:
-    """The median of the card's per-lineage medians; 1.0 (no change expected) while not measured, or where the
-    application is outside what the card measured (`params`: the application's; `spill_bytes`: the kernel's
-    register spills at its last GPU-target compile, None when unknown)."""
-    if card.effect_status != "measured" or not card.effect or beyond_evidence(card, params, spill_bytes) is not None:
-        return 1.0
-    return statistics.median(e.median for e in card.effect)
+def prediction(site: Site, spill_bytes: int | None = None) -> Prediction:
+    """The card's prediction at the site, with the state's register spills (its last GPU-target compile) put
+    into the situation where known."""
+    facts = site.facts
+    if facts is not None and spill_bytes is not None:
+        facts = facts | {"spills": situation_spills(spill_bytes)}
+    return predict(site.card, facts, dict(site.params), spill_bytes)
+
+
+def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None, facts=None) -> float:
+    """The predicted speedup (argus.skills.predict); 1.0 (no change expected) where the card predicts nothing."""
+    effect = predict(card, facts, params, spill_bytes).effect
+    return 1.0 if effect is None else effect
 
 
 def spill_bytes(gate: dict | None) -> int | None:
@@ -67,6 +75,7 @@ def _sites(source: str, kernel: str, cards: Sequence[Card]) -> list[Site]:
     if node is None or doc.check.has_errors:
         return []
     lines = source.splitlines()
+    facts = kernel_situation(doc, kernel)
     found: dict[tuple[str, int], Site] = {}
     for line in range(node.span.line, node.span.end_line + 1):
         for m in match(doc, line, list(cards)):
@@ -74,5 +83,5 @@ def _sites(source: str, kernel: str, cards: Sequence[Card]) -> list[Site]:
             if m.applicable and m.application.kernel == kernel and key not in found:
                 anchor = m.application.anchor.line
                 params = tuple(sorted((k, str(v)) for k, v in m.application.params.items()))
-                found[key] = Site(m.card, anchor, m.application.title, lines[anchor].strip(), params)
+                found[key] = Site(m.card, anchor, m.application.title, lines[anchor].strip(), params, facts)
     return sorted(found.values(), key=lambda s: (s.line, s.card.id))

@@ -16,6 +16,9 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+Value = str | int | bool  # a situation fact's value
+
+
 class Precondition(Model):
     name: str = Field(description="a predicate of argus.skills.preconditions")
     meaning: str
@@ -58,6 +61,44 @@ class Evidence(Model):
         None, description="register spill stores of the text without the skill (ptxas, from its GPU compile)"
     )
     spill_bytes_with: int | None = Field(None, description="the same for the text with the skill")
+    facts: dict[str, Value | None] | None = Field(
+        None,
+        description="the situation the skill was measured in (argus.skills.situation): the facts of the kernel "
+        "it applies to, the text without it; None where the record has no context",
+    )
+    facts_with: dict[str, Value | None] | None = Field(
+        None, description="the same for the text with the skill: what applying it changed"
+    )
+
+
+class Condition(Model):
+    """Where the measurements that agree on the scope split by one fact into gains and losses."""
+
+    fact: str = Field(description="a condition fact of argus.skills.situation (num_warps, spills, operands, ...)")
+    helps: list[Value] = Field(description="values where the skill's median speedup was at least 1.02")
+    hurts: list[Value] = Field(description="values where it was at most 0.98: the skill made the kernel slower")
+    medians: dict[str, float] = Field(description="the median speedup (over lineages) at each value seen")
+    evidence: list[str] = Field(description="`<lineage>#<candidate>` of the measurements at the hurting values")
+    note: str = Field(description="the condition in words")
+
+
+class Change(Model):
+    """A fact that applying the skill changed, as measured: the situation without it against with it."""
+
+    fact: str
+    before: Value | None
+    after: Value | None
+    samples: int = Field(description="evidence items in which applying the skill made this change")
+
+
+class Link(Model):
+    """A requirement or conflict: the skill gains only where `fact` is `value` (requires) or loses there
+    (conflicts); `skill` is the card whose forward makes the fact so, when one does."""
+
+    skill: str | None
+    fact: str
+    value: Value
+    note: str
 
 
 class Card(Model):
@@ -82,6 +123,21 @@ class Card(Model):
         False,
         description="every measured speedup came where the kernel without the skill spilled registers (at least "
         "SPILL_MARGIN bytes more than with it): the effect is predicted only for a kernel that spills",
+    )
+    scope: dict[str, list[Value]] = Field(
+        default_factory=dict,
+        description="per scope fact (argus.skills.situation.SCOPE), the values its measurements cover; the card "
+        "claims an effect only where a measurement agrees with the site on all of them",
+    )
+    conditions: list[Condition] = Field(
+        default_factory=list, description="facts whose values split its measurements into gains and losses"
+    )
+    provides: list[Change] = Field(default_factory=list, description="the facts applying it changed")
+    requires: list[Link] = Field(
+        default_factory=list, description="fact values (and the skills that provide them) its gains came with"
+    )
+    conflicts: list[Link] = Field(
+        default_factory=list, description="fact values (and the skills that provide them) where it lost"
     )
     risks: list[Risk] = Field(default_factory=list)
     evidence: list[Evidence]

@@ -15,10 +15,22 @@ import statistics
 from collections import defaultdict
 
 from argus.gate.result import GateResult
-from argus.skills.cards import SPILL_MARGIN, Card, Effect, Evidence, Precondition, Risk
+from argus.skills.cards import SPILL_MARGIN, Card, Change, Condition, Effect, Evidence, Link, Precondition, Risk
+from argus.skills.context import SiteContext
 from argus.skills.document import Document
 from argus.skills.lineage.record import Candidate, Lineage
 from argus.skills.preconditions import PRECONDITIONS
+from argus.skills.situation import (
+    CONDITIONS,
+    HELPS,
+    HURTS,
+    LABELS,
+    Measurement,
+    Situation,
+    lineage_median,
+    scope_of,
+    situation,
+)
 from argus.skills.transforms import TRANSFORMS
 
 UNMEASURED = "not measured: the lineages behind this card ran on the CPU (compile and correct, no profile)"
@@ -47,7 +59,7 @@ def extract(lineages: list[Lineage]) -> list[Card]:
                 for name, value in candidate.params.items():
                     entry["params"][name].add(value)
                 if candidate.verdict in ("accepted", "passed"):
-                    entry["evidence"].append(evidence(lineage, step.index, candidate, before))
+                    entry["evidence"].append(evidence(lineage, step.index, candidate, before, step.context))
                     if entry["evidence"][-1].failed_stage:
                         entry["risks"].append(risk(lineage, candidate))
                 else:
@@ -58,7 +70,7 @@ def extract(lineages: list[Lineage]) -> list[Card]:
     for card_id, entry in sorted(found.items()):
         if entry["evidence"]:  # a skill nothing vouches for is not a card; its failures stay in the records
             cards.append(card(card_id, entry))
-    return cards
+    return link(cards)
 
 
 def spills(lineage: Lineage, gate: GateResult | None) -> int | None:
@@ -69,7 +81,14 @@ def spills(lineage: Lineage, gate: GateResult | None) -> int | None:
     return gate.compile.facts.spill_stores_bytes
 
 
-def evidence(lineage: Lineage, step: int, candidate: Candidate, before: GateResult | None) -> Evidence:
+def kernel_facts(sites: list[SiteContext] | None) -> Situation | None:
+    """The situation of a text's kernel site (the first of its sites; it carries the principal dot's facts)."""
+    return situation(sites[0]) if sites else None
+
+
+def evidence(
+    lineage: Lineage, step: int, candidate: Candidate, before: GateResult | None, sites_before: list | None = None
+) -> Evidence:
     return Evidence(
         lineage=lineage.id,
         step=step,
@@ -81,6 +100,8 @@ def evidence(lineage: Lineage, step: int, candidate: Candidate, before: GateResu
         failed_stage=gpu_failure(lineage, candidate),
         spill_bytes=spills(lineage, candidate.gate),
         spill_bytes_with=spills(lineage, before),
+        facts=kernel_facts(candidate.context),
+        facts_with=kernel_facts(sites_before),
     )
 
 
@@ -140,6 +161,9 @@ def card(card_id: str, entry: dict) -> Card:
         effect_status=status,
         effect_note=note,
         effect_needs_spills=needs_spills(entry["evidence"]),
+        scope=scope_of(measurements(entry["evidence"])),
+        conditions=conditions(measurements(entry["evidence"])),
+        provides=provides(entry["evidence"]),
         risks=entry["risks"],
         evidence=entry["evidence"],
     )
@@ -175,3 +199,104 @@ def effects_of(evidence: list[Evidence]) -> list[Effect]:
         Effect(workload=w, gpu=g, median=round(statistics.median(v), 4), min=min(v), max=max(v), samples=len(v))
         for (w, g), v in sorted(groups.items())
     ]
+
+
+# ---- situations: scope, conditions, provides, requires and conflicts ------------------------------------------
+
+
+def measurements(evidence: list[Evidence]) -> list[Measurement]:
+    """The profiled evidence that knows its situation."""
+    return [
+        Measurement(e.lineage, e.candidate, e.slowdown, e.facts)
+        for e in evidence
+        if e.profiled and e.slowdown and e.facts is not None
+    ]
+
+
+def conditions(items: list[Measurement]) -> list[Condition]:
+    """Per condition fact with at least two values among the measurements: where the median over lineages at one
+    value is a gain (≥ HELPS) and at another a loss (≤ HURTS), that split is a condition of benefit."""
+    found = []
+    for fact in CONDITIONS:
+        groups: dict = defaultdict(list)
+        for m in items:
+            if m.facts.get(fact) is not None:
+                groups[m.facts[fact]].append(m)
+        if len(groups) < 2:
+            continue
+        medians = {value: lineage_median(group) for value, group in groups.items()}
+        helps = sorted((v for v, x in medians.items() if x >= HELPS), key=str)
+        hurts = sorted((v for v, x in medians.items() if x <= HURTS), key=str)
+        if not helps or not hurts:
+            continue
+        words = LABELS[fact]
+        note = "; ".join(
+            [f"helps with {words} = {v} ({medians[v]:.2f}×)" for v in helps]
+            + [f"hurts with {words} = {v} ({medians[v]:.2f}×)" for v in hurts]
+        )
+        found.append(
+            Condition(
+                fact=fact,
+                helps=helps,
+                hurts=hurts,
+                medians={str(v): round(x, 4) for v, x in sorted(medians.items(), key=lambda kv: str(kv[0]))},
+                evidence=[f"{m.lineage}#{m.candidate}" for v in hurts for m in groups[v]],
+                note=note,
+            )
+        )
+    return found
+
+
+def provides(evidence: list[Evidence]) -> list[Change]:
+    """The condition facts that differ between the text without the skill and with it, per change, counted."""
+    counts: dict[tuple, int] = defaultdict(int)
+    for e in evidence:
+        if e.facts is None or e.facts_with is None:
+            continue
+        for fact in CONDITIONS:
+            before, after = e.facts.get(fact), e.facts_with.get(fact)
+            if before is not None and after is not None and before != after:
+                counts[(fact, before, after)] += 1
+    return [
+        Change(fact=fact, before=before, after=after, samples=n)
+        for (fact, before, after), n in sorted(counts.items(), key=lambda kv: (kv[0][0], str(kv[0][1]), str(kv[0][2])))
+    ]
+
+
+def link(cards: list[Card]) -> list[Card]:
+    """Requires and conflicts from the conditions: a card that helps where a fact is g and hurts where it is h
+    requires g, and the cards whose forward moves that fact from h to g provide it; a card whose forward moves
+    it from g to h conflicts with it. What the walk backward reveals: BM 128 lost 3× once num_warps went 8 → 4."""
+    for card in cards:
+        requires, conflicts = [], []
+        for condition in card.conditions:
+            for good in condition.helps:
+                for bad in condition.hurts:
+                    gain, loss = condition.medians[str(good)], condition.medians[str(bad)]
+                    note = f"{LABELS[condition.fact]} = {good}: {gain:.2f}×, = {bad}: {loss:.2f}×"
+                    makers = movers(cards, card, condition.fact, bad, good)
+                    requires += [Link(skill=s, fact=condition.fact, value=good, note=note) for s in makers or [None]]
+                    conflicts += [
+                        Link(skill=s, fact=condition.fact, value=bad, note=note)
+                        for s in movers(cards, card, condition.fact, good, bad)
+                    ]
+        card.requires, card.conflicts = unique(requires), unique(conflicts)
+    return cards
+
+
+def movers(cards: list[Card], this: Card, fact: str, before, after) -> list[str]:
+    def moves(other: Card) -> bool:
+        return any(c.fact == fact and c.before == before and c.after == after for c in other.provides)
+
+    kind = this.id.rsplit(".", 1)[-1]  # a row kernel's warps say nothing of a dot kernel's
+    return [other.id for other in cards if other.id != this.id and other.id.endswith("." + kind) and moves(other)]
+
+
+def unique(links: list[Link]) -> list[Link]:
+    seen, out = set(), []
+    for item in links:
+        key = (item.skill, item.fact, item.value)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out

@@ -1,7 +1,9 @@
 """The skill library behind the provider interface: the editor's light bulb offers every card that matches
 the cursor's line, disabled with the failed precondition where one fails. Its actions carry `gate_after`: a
 library skill is followed by a gate run (the language server's `argus.applySkill` command matches the skill
-again at the action's `line`, applies it and starts the gate)."""
+again at the action's `line`, applies it and starts the gate). Each action's detail is the card's prediction in
+the kernel's situation (argus.skills.predict); one the evidence says makes this kernel slower is disabled with
+that condition of benefit, as a failed precondition is."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from dataclasses import dataclass, field
 from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.library import load_cards
-from argus.skills.matcher import expected_effect, match
+from argus.skills.matcher import match
 from argus.skills.provider import SkillAction, SkillRequest
 
 
@@ -30,15 +32,17 @@ class LibraryProvider:
                 if any(a.title == title for a in actions):
                     continue
                 failed = found.failed
+                prediction = found.prediction(request.spill_bytes.get(found.application.kernel))
+                reason = None if failed is None else f"{failed.name}: {failed.found}"
+                if reason is None and prediction.hurts is not None:
+                    reason = f"condition of benefit fails: {prediction.hurts}"
                 actions.append(
                     SkillAction(
                         skill=found.card.id,
                         title=title,
-                        edits=found.application.edits if failed is None else (),
-                        failed_precondition=None if failed is None else f"{failed.name}: {failed.found}",
-                        detail=expected_effect(
-                            found.card, found.application.params, request.spill_bytes.get(found.application.kernel)
-                        ),
+                        edits=found.application.edits if reason is None else (),
+                        failed_precondition=reason,
+                        detail=prediction.why,
                         gate_after=True,
                         line=line,
                     )

@@ -8,12 +8,14 @@ header, its setting's line, or the header of a loop that feeds a dot. A card lea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from argus.dsl import ast
 from argus.skills.cards import SPILL_MARGIN, Card
+from argus.skills.context import site_contexts
 from argus.skills.document import Document
 from argus.skills.facts import walk
+from argus.skills.situation import Situation, situation
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application, Check
 
@@ -25,6 +27,15 @@ FORWARD_PARAMS = ("setting", "name")  # card parameters that select the site; va
 class Match:
     card: Card
     application: Application
+    facts: Situation | None = field(default=None, compare=False)  # the kernel's situation (no compile at hand)
+
+    def prediction(self, spill_bytes: int | None = None):
+        from argus.skills.predict import predict
+
+        facts = self.facts
+        if facts is not None and facts.get("spills") is None and spill_bytes is not None:
+            facts = facts | {"spills": situation_spills(spill_bytes)}
+        return predict(self.card, facts, self.application.params, spill_bytes)
 
     @property
     def applicable(self) -> bool:
@@ -43,7 +54,9 @@ class Match:
             "line": self.application.anchor.line + 1,
             "applicable": self.applicable,
             "failed_precondition": None if failed is None else {"name": failed.name, "found": failed.found},
-            "expected_effect": expected_effect(self.card, self.application.params),
+            "expected_effect": self.prediction().why,
+            "prediction": self.prediction().to_json(),
+            "situation": self.facts,
             "params": self.application.params,
         }
 
@@ -75,19 +88,26 @@ def spill_range(card: Card) -> str:
     return f"{spilled[0]}–{spilled[-1]} bytes" if spilled else "bytes unknown"
 
 
-def expected_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None) -> str:
-    if card.effect_status == "needed for correctness":
-        return "needed for correctness: without it the kernel computed wrong values on the GPU (no time measured)"
-    if not card.effect:
-        return "effect not measured yet (CPU lineages only)"
-    beyond = beyond_evidence(card, params, spill_bytes)
-    if beyond is not None:
-        return f"effect not measured here: {beyond}"
-    medians = sorted(e.median for e in card.effect)
-    middle = medians[len(medians) // 2]
-    gpus = sorted({e.gpu for e in card.effect})
-    where = " where the kernel spills registers" if card.effect_needs_spills else ""
-    return f"{middle:.2f}× median over {len(card.effect)} lineages ({', '.join(gpus)}){where}"
+def expected_effect(
+    card: Card, params: dict | None = None, spill_bytes: int | None = None, facts: Situation | None = None
+) -> str:
+    """The card's prediction in words (argus.skills.predict): its effect where it was measured, or why none."""
+    from argus.skills.predict import predict
+
+    return predict(card, facts, params, spill_bytes).why
+
+
+def situation_spills(spill_bytes: int) -> str:
+    return "spills" if spill_bytes >= SPILL_MARGIN else "none"
+
+
+def kernel_situation(doc: Document, kernel: str) -> Situation | None:
+    """The situation of a kernel's own site, without a compile (argus.skills.situation)."""
+    try:
+        sites = site_contexts(doc, kernel)
+    except Exception:  # a context it cannot compute (an unusual launch) leaves the prediction unsituated
+        return None
+    return situation(sites[0]) if sites else None
 
 
 def kind_of(card: Card) -> str:
@@ -115,6 +135,7 @@ def match(doc: Document, line: int, cards: list[Card]) -> list[Match]:
     if kernel is None:
         return []
     kind = "dot" if doc.facts[kernel.name].dot_in_loop else "row"
+    facts = kernel_situation(doc, kernel.name)
     found = []
     for card in cards:
         transform = TRANSFORMS.get(card.transform)
@@ -125,5 +146,5 @@ def match(doc: Document, line: int, cards: list[Card]) -> list[Match]:
         def here(k: ast.Kernel, app: Application) -> bool:
             return k.name == kernel.name and at_line(app, kernel, line)
 
-        found += [Match(card, app) for app in transform.forward(doc, params, where=here)]
+        found += [Match(card, app, facts) for app in transform.forward(doc, params, where=here)]
     return found

@@ -1,0 +1,149 @@
+"""The situation of a site: the few facts of its context (argus.skills.context) that a card's evidence is
+grouped by, and what a card predicts in one.
+
+A card's measurements come from lineage steps, each in a situation: the facts of the kernel the forward skill
+was applied to (the candidate's text, without the skill). Two kinds of fact:
+
+- **Scope facts** (`SCOPE`) describe what kind of kernel it is: the dot's operands and input precision, which
+  operands read their contraction axis along the contiguous one, which go through `trans`, compute- or
+  memory-bound, whether it spills registers, whether rows are wider than a tile. A card claims an effect only
+  where some measurement agrees with the site on every scope fact both know; elsewhere it says "not measured
+  for <fact>" and claims no number.
+- **Condition facts** (`CONDITIONS`: the scope facts plus the policy) split the measurements that agree: where a
+  fact's values saw the skill help (≥ HELPS) and hurt (≤ HURTS), the card carries that condition of benefit, and
+  a site whose value is a hurting one is predicted with the hurting measurements and says why.
+
+Facts unknown at a site (None: no dot, no compile at hand) constrain nothing. Pure Python, no GPU.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from argus.skills.cards import SPILL_MARGIN, Value
+from argus.skills.context import SiteContext
+
+Situation = dict[str, Value | None]
+
+# what kind of kernel: outside every measurement on these, a card has no number
+SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows")
+# what splits measurements that agree on the scope into helping and hurting ones
+CONDITIONS = (*SCOPE, "num_warps", "num_stages")
+HELPS, HURTS = 1.02, 0.98  # a median at or beyond these is a gain or a loss; between them, noise
+
+LABELS = {
+    "operands": "operands",
+    "k_major": "operands read along their contiguous axis",
+    "trans": "operands through trans",
+    "bound": "bound",
+    "spills": "register spills",
+    "rows": "rows",
+    "num_warps": "num_warps",
+    "num_stages": "num_stages",
+}
+
+
+def situation(site: SiteContext | None, spill_bytes: int | None = None) -> Situation | None:
+    """The facts of a site (its kernel's site carries the principal dot's); `spill_bytes` stands in for the
+    compile's spills when the context has none (the language server knows them from its last gate run)."""
+    if site is None:
+        return None
+    spilled = site.spill_stores_bytes if site.spill_stores_bytes is not None else spill_bytes
+    return {
+        "operands": operands(site),
+        "k_major": both(site.a_k_major, site.b_k_major) if site.dot_line is not None else None,
+        "trans": both(site.a_trans, site.b_trans) if site.dot_line is not None else None,
+        "bound": site.bound,
+        "spills": None if spilled is None else ("spills" if spilled >= SPILL_MARGIN else "none"),
+        "rows": None
+        if site.row_wider_than_tile is None
+        else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
+        "num_warps": site.num_warps,
+        "num_stages": site.num_stages,
+    }
+
+
+def operands(site: SiteContext) -> str | None:
+    if site.dot_line is None or site.a_dtype is None:
+        return None
+    if site.a_dtype == "f32" and site.input_precision:
+        return f"f32 {site.input_precision}"
+    return site.a_dtype
+
+
+def both(a: bool | None, b: bool | None) -> str | None:
+    """Which of the two operands a fact holds for: `A`, `B`, `A and B`, `neither` (None when unknown)."""
+    if a is None or b is None:
+        return None
+    return {(True, True): "A and B", (True, False): "A", (False, True): "B", (False, False): "neither"}[(a, b)]
+
+
+def describe(facts: Situation, keys: Iterable[str] = CONDITIONS) -> str:
+    """`f16 dots, K-major A, B through trans, compute-bound, 8 warps`: the known facts in words."""
+    words = []
+    for key in keys:
+        value = facts.get(key)
+        if value is None:
+            continue
+        if key == "operands":
+            words.append(f"{value} dots")
+        elif key == "k_major":
+            words.append(f"K-major {value}" if value != "neither" else "no K-major operand")
+        elif key == "trans":
+            words.append(f"{value} through trans" if value != "neither" else "no trans")
+        elif key == "bound":
+            words.append(f"{value}-bound")
+        elif key == "spills":
+            words.append("spilling registers" if value == "spills" else "no spills")
+        elif key == "rows":
+            words.append(f"rows {value}")
+        elif key == "num_warps":
+            words.append(f"{value} warps")
+        elif key == "num_stages":
+            words.append(f"{value} stages")
+    return ", ".join(words)
+
+
+def agrees(a: Situation, b: Situation, keys: Iterable[str]) -> bool:
+    return all(a.get(k) is None or b.get(k) is None or a.get(k) == b.get(k) for k in keys)
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One profiled candidate of a card: its situation and speedup (kernel time without the skill over with)."""
+
+    lineage: str
+    candidate: str
+    speedup: float
+    facts: Situation
+
+
+def lineage_median(items: list[Measurement]) -> float:
+    """The median over lineages of each lineage's median: a lineage with many steps weighs as one."""
+    by_lineage: dict[str, list[float]] = defaultdict(list)
+    for m in items:
+        by_lineage[m.lineage].append(m.speedup)
+    return statistics.median(statistics.median(v) for v in by_lineage.values())
+
+
+def scope_of(items: list[Measurement]) -> dict[str, list[Value]]:
+    """Per scope fact, the values the measurements saw (sorted); a fact no measurement knows is left out."""
+    found: dict[str, set] = defaultdict(set)
+    for m in items:
+        for key in SCOPE:
+            if m.facts.get(key) is not None:
+                found[key].add(m.facts[key])
+    return {k: sorted(found[k], key=str) for k in SCOPE if found.get(k)}
+
+
+def outside(facts: Situation, scope: dict[str, list[Value]]) -> str | None:
+    """The first scope fact of a site whose value no measurement saw, in words; None inside every range."""
+    for key in SCOPE:
+        value = facts.get(key)
+        if value is not None and key in scope and value not in scope[key]:
+            seen = ", ".join(str(v) for v in scope[key])
+            return f"{LABELS[key]} = {value} (measured: {seen})"
+    return None
