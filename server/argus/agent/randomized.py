@@ -36,5 +36,5 @@ class RandomPlanner:
             skill=site.card.id,
             line=site.line,
             rationale=f"random (seed {self.seed})",
-            prediction=predicted.to_json(),
+            prediction=predicted.to_json() | {"params": dict(site.params)},
         )

@@ -161,7 +161,7 @@ class SearchPlanner:
                     line=site.line,
                     at=None if name == current else name,
                     rationale=rationale(site, context, tier, value, predicted),
-                    prediction=predicted.to_json(),
+                    prediction=predicted.to_json() | {"params": dict(site.params)},
                 )
         return None
 
