@@ -20,7 +20,8 @@ def measured(card_id: str, *medians: float):
     effects = [
         Effect(workload=f"w{i}", gpu="NVIDIA H200", median=m, min=m, max=m, samples=1) for i, m in enumerate(medians)
     ]
-    return card.model_copy(update={"effect": effects, "effect_status": "measured"})
+    # no scope: the card claims its median everywhere, as an older library card does
+    return card.model_copy(update={"effect": effects, "effect_status": "measured", "scope": {}, "conditions": []})
 
 
 def proposals(planner: SearchPlanner, source: str = SOFTMAX, n: int = 10) -> list[str]:

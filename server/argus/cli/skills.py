@@ -165,10 +165,13 @@ def run_match(args: argparse.Namespace) -> int:
     if not found:
         print(f"{path}:{line + 1}: no skill of the library matches here")
     for m in found:
-        if m.applicable:
-            print(f"  ✓ {m.card.id:32} {m.application.title}  [{m.to_json()['expected_effect']}]")
-        else:
+        predicted = m.prediction()
+        if not m.applicable:
             print(f"  ✗ {m.card.id:32} {m.application.title}  needs {m.failed.name}: {m.failed.found}")
+        elif predicted.hurts is not None:
+            print(f"  ✗ {m.card.id:32} {m.application.title}  condition of benefit fails: {predicted.hurts}")
+        else:
+            print(f"  ✓ {m.card.id:32} {m.application.title}  [{predicted.why}]")
     return 0
 
 
@@ -206,6 +209,14 @@ def run_list(args: argparse.Namespace) -> int:
     for each in found:
         counts = f"{len(each.evidence)} evidence, {len(each.risks)} risks"
         print(f"{each.id:36} {each.title:40} {expected_effect(each)}  ({counts})")
+        if each.scope:
+            print(f"{'':36} scope: " + "; ".join(f"{k} {', '.join(map(str, v))}" for k, v in each.scope.items()))
+        for condition in each.conditions:
+            print(f"{'':36} condition: {condition.note}")
+        for link in each.requires:
+            print(f"{'':36} requires {link.fact} = {link.value}" + (f" ({link.skill})" if link.skill else ""))
+        for link in each.conflicts:
+            print(f"{'':36} conflicts with {link.skill} ({link.fact} = {link.value})")
     return 0
 
 

@@ -1,0 +1,172 @@
+"""Situations, scopes and conditions: the facts a measurement is grouped by, what a card derives from its
+evidence (scope, conditions of benefit, provides, requires, conflicts), and what it predicts at a site."""
+
+from __future__ import annotations
+
+from conftest import ROOT
+
+from argus.skills.cards import Card, Effect, Evidence
+from argus.skills.context import site_contexts
+from argus.skills.document import Document
+from argus.skills.extract import conditions, link, measurements, provides
+from argus.skills.library import load_cards
+from argus.skills.matcher import match
+from argus.skills.predict import predict
+from argus.skills.situation import describe, scope_of, situation
+
+F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
+
+
+def kernel_facts(path: str) -> dict:
+    doc = Document.parse((ROOT / path).read_text(encoding="utf-8"))
+    return situation(site_contexts(doc, doc.kernels()[0].name)[0])
+
+
+def test_the_situation_of_an_fp32_linear_names_its_precision_and_its_transposed_operand():
+    facts = kernel_facts("examples/fp32_linear_gelu.argus")
+    assert facts["operands"] == "f32 tf32x3" and facts["trans"] == "B" and facts["bound"] == "compute"
+    assert facts["spills"] is None  # no compile at hand: unknown, never a guess
+    assert "f32 tf32x3 dots" in describe(facts) and "B through trans" in describe(facts)
+
+
+def test_the_situation_of_a_row_kernel_has_no_dot_facts():
+    facts = kernel_facts("examples/softmax.argus")
+    assert facts["operands"] is None and facts["trans"] is None and facts["bound"] == "memory"
+    assert facts["rows"] in ("within a tile", "wider than a tile")
+
+
+def item(lineage: str, candidate: str, slowdown: float, facts: dict, facts_with: dict | None = None) -> Evidence:
+    return Evidence(
+        lineage=lineage, step=1, candidate=candidate, verdict="passed", device="NVIDIA H200", profiled=True,
+        slowdown=slowdown, facts=facts, facts_with=facts_with,
+    )  # fmt: skip
+
+
+def card(card_id: str, evidence: list[Evidence]) -> Card:
+    items = measurements(evidence)
+    effects = [Effect(workload=e.lineage, gpu="NVIDIA H200", median=e.slowdown, min=e.slowdown,
+                      max=e.slowdown, samples=1) for e in evidence]  # fmt: skip
+    return Card(
+        id=card_id, title=card_id, intent="", anchor="", transform="tile_size", preconditions=[], evidence=evidence,
+        effect=effects, effect_status="measured", scope=scope_of(items), conditions=conditions(items),
+        provides=provides(evidence),
+    )  # fmt: skip
+
+
+def bigger_tile() -> Card:
+    """BM 128: 1.3× where 8 warps hold the accumulator, 0.3× once they are taken away (the gemm walk's finding)."""
+    return card(
+        "tile_size.BM.dot",
+        [item("gemm", "s1.c3", 1.3, F16 | {"num_warps": 8}), item("grouped", "s1.c3", 1.35, F16 | {"num_warps": 8}),
+         item("gemm", "s3.c1", 0.31, F16 | {"num_warps": 4}), item("grouped", "s3.c1", 0.3, F16 | {"num_warps": 4})],
+    )  # fmt: skip
+
+
+def more_warps() -> Card:
+    return card(
+        "num_warps.dot",
+        [item("gemm", "s2.c1", 2.9, F16 | {"num_warps": 4, "spills": "spills"}, F16 | {"num_warps": 8})],
+    )
+
+
+def test_a_card_s_scope_is_the_values_its_measurements_saw():
+    tile = bigger_tile()
+    assert tile.scope == {"operands": ["f16"], "k_major": ["A"], "trans": ["neither"], "bound": ["compute"],
+                          "spills": ["none"]}  # fmt: skip
+
+
+def test_a_fact_that_splits_gains_from_losses_is_a_condition_of_benefit():
+    (warps,) = [c for c in bigger_tile().conditions if c.fact == "num_warps"]
+    assert warps.helps == [8] and warps.hurts == [4]
+    assert warps.medians == {"4": 0.305, "8": 1.325}
+    assert sorted(warps.evidence) == ["gemm#s3.c1", "grouped#s3.c1"]
+
+
+def test_noise_is_no_condition():
+    flat = card(
+        "exp2.dot", [item("a", "c1", 1.005, F16 | {"num_warps": 8}), item("b", "c1", 0.995, F16 | {"num_warps": 4})]
+    )
+    assert flat.conditions == []
+
+
+def test_what_a_skill_changes_is_what_it_provides_and_links_follow_from_conditions():
+    warps, tile = more_warps(), bigger_tile()
+    assert [(p.fact, p.before, p.after) for p in warps.provides] == [("num_warps", 4, 8), ("spills", "spills", "none")]
+    link([warps, tile])
+    assert [(r.skill, r.fact, r.value) for r in tile.requires] == [("num_warps.dot", "num_warps", 8)]
+    assert tile.conflicts == []  # nothing here moves warps from 8 to 4
+    assert warps.requires == []
+
+
+def test_a_card_predicts_the_effect_measured_in_the_matching_situation():
+    tile = bigger_tile()
+    gain = predict(tile, F16 | {"num_warps": 8})
+    assert gain.covered and round(gain.effect, 4) == 1.325 and gain.hurts is None and gain.lineages == 2
+    assert gain.why.startswith("1.33× on f16 dots") and "8 warps" in gain.why
+
+
+def test_at_a_hurting_value_the_prediction_is_the_loss_and_says_which_condition():
+    loss = predict(bigger_tile(), F16 | {"num_warps": 4})
+    assert loss.covered and round(loss.effect, 4) == 0.305
+    assert loss.hurts is not None and "num_warps = 4" in loss.hurts
+
+
+def test_outside_its_scope_a_card_claims_no_number_and_names_the_fact():
+    fp32 = predict(bigger_tile(), F16 | {"operands": "f32 ieee", "trans": "B", "num_warps": 8})
+    assert fp32.effect is None and not fp32.covered
+    assert fp32.why == "not measured for operands = f32 ieee (measured: f16)"
+    unknown = predict(bigger_tile(), F16 | {"operands": None, "num_warps": 8})  # a fact unknown constrains nothing
+    assert unknown.covered
+
+
+def test_a_card_without_situations_claims_its_median_everywhere_as_before():
+    old = bigger_tile().model_copy(update={"scope": {}, "conditions": []})
+    anywhere = predict(old, F16 | {"operands": "f32 ieee"})
+    assert anywhere.covered and round(anywhere.effect, 4) == 0.805 and "median over 4 lineages" in anywhere.why
+
+
+EXACT_LINEAR = """
+kernel linear(x: f32[M, K], W: f32[N, K], y: out f32[M, N]):
+    tile BM = 64 tune [64, 128], BN = 64 tune [64, 128], BK = 32 tune [32, 64]
+    policy num_warps = 4 tune [4, 8], num_stages = 2 tune [2, 3], tma = 0 tune [0, 1]
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(x[rm, rk], mask=(rm < M, rk < K), other=0)
+        w = load(W[rn, rk], mask=(rn < N, rk < K), other=0)
+        acc = dot(a, trans(w), acc)
+    store(y[rm, rn], acc, mask=(rm < M, rn < N))
+
+reference linear(x, W):
+    return x @ W.T
+
+sizes linear:
+    small: M = 40, N = 36, K = 48
+    large: M = 4096, N = 4096, K = 4096
+"""
+
+
+def test_an_fp32_kernel_with_a_transposed_operand_gets_no_fp16_effect_for_bk_or_tma():
+    """Issue 15's case: the committed library on an exact-fp32 Linear whose W is read through `trans`."""
+    doc = Document.parse(EXACT_LINEAR)
+    assert not doc.check.has_errors, doc.check.diagnostics
+    kernel = doc.kernels()[0]
+    assert situation(site_contexts(doc, "linear")[0])["operands"] == "f32 ieee"
+    cards = load_cards()
+    seen = {}
+    for line in range(kernel.span.line, kernel.span.end_line + 1):
+        for m in match(doc, line, cards):
+            if m.applicable:
+                seen.setdefault(m.card.id, m.prediction())
+    assert "tile_size.BK.dot" in seen  # the case: BK has a site here
+    for skill in ("tile_size.BK.dot", "tma.dot"):
+        predicted = seen.get(skill)
+        if predicted is None:
+            continue
+        if predicted.effect is None:
+            assert predicted.why.startswith(("not measured for", "effect not measured")), predicted.why
+        else:  # a number only from measurements on exact-fp32 dots
+            assert "on f32 ieee dots" in predicted.why and "f16" not in predicted.why, predicted.why
