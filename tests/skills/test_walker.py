@@ -122,3 +122,16 @@ def test_each_step_and_candidate_records_its_context_with_the_gate_compile(softm
                 assert candidate.context[0].registers == candidate.gate.compile.facts.registers
     accepted = next(c for c in record.steps[0].candidates if c.id == record.steps[0].accepted)
     assert record.steps[1].context[0].registers == accepted.gate.compile.facts.registers
+
+
+def test_the_facts_of_a_step_keep_a_string_tile_constant_and_its_tune_list():
+    """An fp32 expert's `PREC = "tf32x3" tune ["ieee", "tf32x3"]`: the step's facts record it as written (the
+    record once took numbers only, and the walk of skills/experts/fp32_gemm.argus stopped at its first step)."""
+    from argus.skills.lineage.record import KernelFactsRecord
+    from argus.skills.lineage.walker import facts_record
+
+    text = (ROOT / "examples" / "fp32_gemm.argus").read_text(encoding="utf-8")
+    facts = facts_record(text, "fp32_gemm", 0)
+    assert facts.constants["PREC"] == "tf32x3" and facts.constants["BM"] == 128
+    assert facts.tune["PREC"] == ["ieee", "tf32x3"]
+    assert KernelFactsRecord.model_validate_json(facts.model_dump_json()) == facts

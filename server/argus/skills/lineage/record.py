@@ -53,9 +53,9 @@ class Candidate(Model):
 class KernelFactsRecord(Model):
     """The facts preconditions are stated over (argus.skills.facts), for the kernel's text before a step."""
 
-    constants: dict[str, int | float]
+    constants: dict[str, int | float | str] = Field(description="tile constants; a string one names a precision")
     policy: dict[str, int | float]
-    tune: dict[str, list[int | float]]
+    tune: dict[str, list[int | float | str]]
     divisible: list[list[str]] = Field(description="[S, B] pairs with `requires S % B == 0`")
     bounded: list[list[str]] = Field(description="[N, B] pairs with `requires N <= B`")
     stage_bytes: int | None = Field(description="shared memory of one pipeline stage of the dot operands")
