@@ -33,6 +33,11 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--read", metavar="FOLDER", help="read a bundle folder's GPU results back into its record")
     parser.add_argument("--max-steps", type=positive_int, default=20, metavar="N")
     parser.add_argument("--timeout", type=positive_float, default=300, metavar="SECONDS", help="each gate run's limit")
+    parser.add_argument(
+        "--compile-configs", type=positive_int, default=8, metavar="N",
+        help="configurations each gate run compiles for sm_90, the declared one first (default 8, as the gate); 1 "
+        "makes a CPU walk of a kernel with long tune lists several times faster",
+    )  # fmt: skip
     parser.set_defaults(run=run)
 
 
@@ -103,7 +108,7 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     out = Path(args.output) if args.output else LINEAGES / f"{expert.stem}.{kernel}{suffix}"
     if not can_write("lineage", out):  # asked before a walk of many gate runs, not after it
         return 2
-    gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout)
+    gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout, args.compile_configs)
     record = walk_lineage(
         expert,
         kernel,

@@ -47,18 +47,21 @@ GPU_RULE = (
 Gate = Callable[[str, str], GateResult]
 
 
-def cpu_gate(path: str, timeout_s: float = 300) -> Gate:
+def cpu_gate(path: str, timeout_s: float = 300, compile_configs: int = 8) -> Gate:
     def gate(text: str, kernel: str) -> GateResult:
         return run_gate(
-            text, path=path, kernel=kernel, device="cpu", stages=("compile", "correct"), timeout_s=timeout_s
-        )
+            text, path=path, kernel=kernel, device="cpu", stages=("compile", "correct"), timeout_s=timeout_s,
+            compile_configs=compile_configs,
+        )  # fmt: skip
 
     return gate
 
 
-def cuda_gate(path: str, timeout_s: float = 300) -> Gate:
+def cuda_gate(path: str, timeout_s: float = 300, compile_configs: int = 8) -> Gate:
     def gate(text: str, kernel: str) -> GateResult:
-        return run_gate(text, path=path, kernel=kernel, device="cuda", timeout_s=timeout_s)
+        return run_gate(
+            text, path=path, kernel=kernel, device="cuda", timeout_s=timeout_s, compile_configs=compile_configs
+        )
 
     return gate
 
