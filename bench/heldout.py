@@ -3,9 +3,16 @@ baseline with the same gate budget (bench/heldout_device.sh runs them on a GPU).
 
     python bench/heldout.py table skills/heldout/results/h200-2026-11-30
     python bench/heldout.py predict skills/heldout/results/h200-2026-11-30    # cards' predictions vs measured
+    python bench/heldout.py figures DIR [DIR ...] [--budgets 4 8]              # issue 15: new cards, old cards
 
 Several folders make one table: a run (kernel and planner) found in an earlier folder hides the same run in a
 later one, so a re-run of the search can stand beside the random baseline of an earlier call.
+
+`figures` reads runs named search (the search planner on the new cards), oldsearch (on the cards as they were
+before issue 15, bench/cards/before-issue15) and random0, random1, ... (the random planner on the new cards),
+groups kernels by the folder of their file (skills/heldout2, skills/heldout) and reads every figure at a
+budget B from the first B gate runs of each run's trajectory: the loop stops a run of budget B exactly there
+(the planners never see the budget), so the first 4 gate runs of a run of 8 are the run of 4.
 """
 
 from __future__ import annotations
@@ -13,8 +20,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OLD_CARDS = ROOT / "bench" / "cards" / "before-issue15"
+NEW_RUN, OLD_RUN = "search", "oldsearch"
+BUDGETS = (4, 8)
+SET_ORDER = ("heldout2", "heldout")  # the pre-registered set first
+CONFIDENT, WRONG = 1.0, 0.8  # a covered prediction of at least 1.0 whose step measured under 0.8
 
 
 def run_files(folders: list[Path], suffix: str) -> dict[tuple[str, str], Path]:
@@ -22,7 +38,9 @@ def run_files(folders: list[Path], suffix: str) -> dict[tuple[str, str], Path]:
     found: dict[tuple[str, str], Path] = {}
     for folder in folders:
         for path in sorted(folder.glob(f"*{suffix}")):
-            found.setdefault(tuple(path.name.removesuffix(suffix).rsplit(".", 1)), path)
+            parts = tuple(path.name.removesuffix(suffix).rsplit(".", 1))
+            if len(parts) == 2:  # not ceilings.json or another file of the call
+                found.setdefault(parts, path)
     return found
 
 
@@ -63,9 +81,10 @@ def table(runs: dict[str, dict[str, dict]]) -> str:
         kept = ", ".join(search["kept"]) or "nothing"
         eager = search["speedup_over_eager"]
         random_text = " / ".join(f"{speedup(r):.2f}×" for r in randoms) or "-"
+        ms = [number(search[key], digits, "") for key, digits in (("start_ms", 4), ("eager_ms", 3), ("best_ms", 4))]
         rows.append(
-            f"| {kernel} | {search['start_ms']:.4f} | {search['eager_ms']:.3f} | {search['best_ms']:.4f} "
-            f"| {speedup(search):.2f}× | {eager:.1f}× | {kept} | {random_text} | {search['budget']} + start |"
+            f"| {kernel} | {' | '.join(ms)} "
+            f"| {speedup(search):.2f}× | {number(eager, 1)} | {kept} | {random_text} | {search['budget']} + start |"
         )
     rows.append(f"| geometric mean | | | | {geomean(search_all):.3f}× | | | {geomean(random_all):.3f}× | |")
     return "\n".join(rows)
@@ -98,6 +117,8 @@ def ranks(values: list[float]) -> list[float]:
 
 
 def spearman(xs: list[float], ys: list[float]) -> float:
+    if len(xs) < 2:
+        return float("nan")
     rx, ry = ranks(xs), ranks(ys)
     mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
     cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
@@ -130,6 +151,280 @@ def predict(folders: list[Path]) -> str:
     return "\n".join(rows)
 
 
+# --- issue 15: the search on the new and the old cards against random, at budgets 4 and 8 ---------------------
+
+
+@dataclass
+class Run:
+    kernel: str
+    name: str  # search, oldsearch, random0, ...
+    set: str  # the folder of the kernel's file: heldout2, heldout
+    start_ms: float | None
+    steps: list[dict] = field(default_factory=list)
+    budget: int = 0
+
+
+def load_runs(folders: list[Path]) -> dict[tuple[str, str], dict[str, Run]]:
+    """(set, kernel) -> run name -> the run, from the finished runs' summaries (their steps are the trajectory)."""
+    runs: dict[tuple[str, str], dict[str, Run]] = {}
+    for (kernel, name), path in sorted(run_files(folders, ".json").items()):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            print(f"skipped {path}: not a finished run's JSON", file=sys.stderr)
+            continue
+        group = Path(data.get("file") or "?/x").parent.name
+        run = Run(kernel, name, group, data.get("start_ms"), data.get("steps") or [], data.get("budget") or 0)
+        runs.setdefault((group, kernel), {})[name] = run
+    return runs
+
+
+def within(steps: list[dict], budget: int) -> list[dict]:
+    """The steps a run of `budget` gate runs would have made: the loop proposes while fewer than `budget` gate
+    runs are spent and at most 4 × budget + 20 steps were made (argus.agent.loop), and nothing else it does
+    depends on the budget."""
+    taken, runs = [], 0
+    for step in steps:
+        if runs >= budget or len(taken) >= 4 * budget + 20:
+            break
+        taken.append(step)
+        runs += step.get("gate_runs") or 0
+    return taken
+
+
+def gate_runs(steps: list[dict]) -> int:
+    return sum(step.get("gate_runs") or 0 for step in steps)
+
+
+def best_speedup(run: Run, budget: int) -> float | None:
+    """The start's ms over the best kept state's within the first `budget` gate runs (1.0: nothing kept);
+    None when the start has no timing."""
+    if not run.start_ms:
+        return None
+    kept = [s["ms_after"] for s in within(run.steps, budget) if s.get("kept") and s.get("ms_after")]
+    return run.start_ms / min([run.start_ms, *kept])
+
+
+def best_ms(run: Run, budget: int) -> float | None:
+    found = best_speedup(run, budget)
+    return None if found is None or run.start_ms is None else run.start_ms / found
+
+
+def randoms(by_name: dict[str, Run]) -> list[Run]:
+    return [run for name, run in sorted(by_name.items()) if name.startswith("random")]
+
+
+def measured(step: dict) -> float | None:
+    before, after = step.get("ms_before"), step.get("ms_after")
+    return before / after if before and after else None
+
+
+def step_spills(step: dict) -> int | None:
+    """The register spill stores of the state the step started from (its context's compile facts)."""
+    context = step.get("context") or []
+    return context[0].get("spill_stores_bytes") if context and isinstance(context[0], dict) else None
+
+
+def logged_prediction(step: dict) -> tuple[float | None, bool]:
+    """(effect, covered) as the proposal logged them."""
+    prediction = (step.get("proposal") or {}).get("prediction") or {}
+    return prediction.get("effect"), bool(prediction.get("covered"))
+
+
+def old_prediction(step: dict, cards: dict) -> tuple[float | None, bool]:
+    """What the cards before issue 15 predict for a step another planner made: an old card claims its median
+    wherever it applies (argus.skills.predict with no situation), so every prediction it makes is covered."""
+    from argus.skills.predict import predict
+
+    proposal = step.get("proposal") or {}
+    card = cards.get(proposal.get("skill"))
+    if card is None:
+        return None, False
+    params = ((proposal.get("prediction") or {}).get("params")) or {}
+    return predict(card, None, params=params, spill_bytes=step_spills(step)).effect, True
+
+
+@dataclass
+class Judged:
+    """Predicted against measured over gated steps with a timing: the pairs, the steps with no prediction, and
+    the covered predictions of a gain that measured a loss of more than 20%. A step the search made at an
+    earlier kept state (its proposal's `at`) is left out and counted: its ms_before is the best state's, not
+    that of the state the skill was applied to."""
+
+    pairs: list[tuple[float, float]] = field(default_factory=list)
+    unpredicted: int = 0
+    confident_wrong: int = 0
+    elsewhere: int = 0
+
+    def add(self, effect: float | None, covered: bool, got: float) -> None:
+        if effect is None:
+            self.unpredicted += 1
+            return
+        self.pairs.append((effect, got))
+        if covered and effect >= CONFIDENT and got < WRONG:
+            self.confident_wrong += 1
+
+    @property
+    def rho(self) -> float:
+        if len(self.pairs) < 2:
+            return float("nan")
+        return spearman([p for p, _ in self.pairs], [g for _, g in self.pairs])
+
+
+def judge(kernels: list[dict[str, Run]], budget: int, old: dict | None) -> Judged:
+    """New cards (old None): the search's and the random runs' logged predictions. Old cards: the oldsearch
+    steps' logged predictions, and the random steps' recomputed with the old cards (every one covered)."""
+    judged = Judged()
+    for by_name in kernels:
+        own = by_name.get(NEW_RUN if old is None else OLD_RUN)
+        for run in ([own] if own else []) + randoms(by_name):
+            for step in within(run.steps, budget):
+                got = measured(step)
+                if got is None or not step.get("gate_runs"):
+                    continue
+                if (step.get("proposal") or {}).get("at"):
+                    judged.elsewhere += 1
+                    continue
+                if old is None:
+                    effect, covered = logged_prediction(step)
+                elif run is own:
+                    effect, covered = logged_prediction(step)[0], True
+                else:
+                    effect, covered = old_prediction(step, old)
+                judged.add(effect, covered, got)
+    return judged
+
+
+def number(value: float | None, digits: int = 3, suffix: str = "×") -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}{suffix}"
+
+
+@dataclass
+class Figure:
+    set: str
+    cards: str  # new | old
+    budget: int
+    kernels: int
+    search: float  # geometric mean over kernels of the search's best speedup
+    random: float  # geometric mean over kernels of the random seeds' mean speedup
+    ratio: float  # geometric mean over kernels of search / the seeds' mean
+    judged: Judged
+
+
+def figure(group: str, kernels: list[dict[str, Run]], cards: str, budget: int, old: dict | None) -> Figure:
+    name = NEW_RUN if cards == "new" else OLD_RUN
+    search_all, random_all, ratios = [], [], []
+    for by_name in kernels:
+        own = by_name.get(name)
+        got = best_speedup(own, budget) if own else None
+        seeds = [x for x in (best_speedup(r, budget) for r in randoms(by_name)) if x is not None]
+        if got is None:
+            continue
+        search_all.append(got)
+        if seeds:
+            random_all.append(statistics.mean(seeds))
+            ratios.append(got / statistics.mean(seeds))
+    judged = judge(kernels, budget, old)
+    return Figure(
+        group, cards, budget, len(search_all), geomean(search_all), geomean(random_all), geomean(ratios), judged
+    )
+
+
+def sets_of(runs: dict[tuple[str, str], dict[str, Run]]) -> list[str]:
+    found = {group for group, _ in runs}
+    return [s for s in SET_ORDER if s in found] + sorted(found - set(SET_ORDER))
+
+
+def compute(runs: dict[tuple[str, str], dict[str, Run]], budgets=BUDGETS, old: dict | None = None) -> list[Figure]:
+    """Every figure, per set, card set (new, old) and budget; `old`: card id -> the card before issue 15."""
+    result = []
+    for group in sets_of(runs):
+        kernels = [by_name for (g, _), by_name in sorted(runs.items()) if g == group]
+        for cards in ("new", "old"):
+            if not any((NEW_RUN if cards == "new" else OLD_RUN) in k for k in kernels):
+                continue
+            for budget in budgets:
+                result.append(figure(group, kernels, cards, budget, None if cards == "new" else old or {}))
+    return result
+
+
+def figures_table(found: list[Figure]) -> str:
+    rows = [
+        "| set | cards | B | kernels | search × start | random × start | search / random | Spearman "
+        "(steps; no prediction; at an earlier state) | covered, predicted ≥ 1.0, measured < 0.8 |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for f in found:
+        j = f.judged
+        rho = "-" if math.isnan(j.rho) else f"{j.rho:.2f}"
+        rows.append(
+            f"| {f.set} | {f.cards} | {f.budget} | {f.kernels} | {number(f.search)} | {number(f.random)} "
+            f"| {number(f.ratio)} | {rho} ({len(j.pairs)}; {j.unpredicted}; {j.elsewhere}) | {j.confident_wrong} |"
+        )
+    return "\n".join(rows)
+
+
+def kernels_table(runs: dict[tuple[str, str], dict[str, Run]], budgets=BUDGETS) -> str:
+    small, large = min(budgets), max(budgets)
+    rows = [
+        f"| set | kernel | start ms | search: best ms (B={large}) | × start (B={small} / {large}) "
+        f"| oldsearch: best ms | × start (B={small} / {large}) | random: × start, B={large} (each seed) "
+        "| gate runs each | cached steps |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for group in sets_of(runs):
+        for (g, kernel), by_name in sorted(runs.items()):
+            if g != group:
+                continue
+            cells = []
+            for name in (NEW_RUN, OLD_RUN):
+                run = by_name.get(name)
+                if run is None:
+                    cells += ["-", "-"]
+                    continue
+                speedups = " / ".join(number(best_speedup(run, b), 2) for b in (small, large))
+                cells += [number(best_ms(run, large), 4, ""), speedups]
+            seeds = " / ".join(number(best_speedup(r, large), 2) for r in randoms(by_name)) or "-"
+            every = sorted(by_name.values(), key=lambda r: (r.name != NEW_RUN, r.name != OLD_RUN, r.name))
+            start = next((r.start_ms for r in every if r.start_ms), None)  # the search's, where it has one
+            spent = sorted({gate_runs(within(r.steps, large)) for r in every})
+            cached = sum(1 for r in every for s in within(r.steps, large) if s.get("cached"))
+            steps = sum(len(within(r.steps, large)) for r in every)
+            rows.append(
+                f"| {group} | {kernel} | {number(start, 4, '')} | {' | '.join(cells)} | {seeds} "
+                f"| {', '.join(map(str, spent))} | {cached} of {steps} |"
+            )
+    return "\n".join(rows)
+
+
+def short_runs(runs: dict[tuple[str, str], dict[str, Run]], budget: int) -> list[str]:
+    """Runs that spent fewer than `budget` gate runs (the planner ran out, or the run was cut short)."""
+    return [
+        f"{kernel}.{name} ({gate_runs(run.steps)} gate runs)"
+        for (_, kernel), by_name in sorted(runs.items())
+        for name, run in sorted(by_name.items())
+        if gate_runs(within(run.steps, budget)) < budget
+    ]
+
+
+def load_old_cards(folder: Path = OLD_CARDS) -> dict:
+    """Card id -> the card as it was before issue 15."""
+    sys.path.insert(0, str(ROOT / "server"))
+    from argus.skills.library import load_cards
+
+    return {card.id: card for card in load_cards(folder)}
+
+
+def figures(folders: list[Path], budgets=BUDGETS, old_cards: Path = OLD_CARDS) -> str:
+    runs = load_runs(folders)
+    old = load_old_cards(old_cards)
+    text = [figures_table(compute(runs, budgets, old)), "", kernels_table(runs, budgets)]
+    short = short_runs(runs, max(budgets))
+    if short:
+        text += ["", f"Under {max(budgets)} gate runs: {', '.join(short)}"]
+    return "\n".join(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +432,10 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("folders", type=Path, nargs="+")
     guess = sub.add_parser("predict", help="the committed cards' predictions against the measured steps")
     guess.add_argument("folders", type=Path, nargs="+")
+    both = sub.add_parser("figures", help="issue 15: search on the new and the old cards against random, per set")
+    both.add_argument("folders", type=Path, nargs="+")
+    both.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), metavar="B")
+    both.add_argument("--old-cards", type=Path, default=OLD_CARDS, metavar="DIR")
     args = parser.parse_args(argv)
     missing = [str(f) for f in args.folders if not f.is_dir()]
     if missing:
@@ -144,6 +443,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.command == "predict":
         print(predict(args.folders))
+        return 0
+    if args.command == "figures":
+        print(figures(args.folders, tuple(args.budgets), args.old_cards))
         return 0
     runs = load(args.folders)
     if not runs:

@@ -53,3 +53,34 @@ def test_an_llm_planner_without_a_server_exits_1_before_any_gate_run(tmp_path):
     assert done.returncode == 1
     assert "no Ollama server answers at http://127.0.0.1:9" in done.stderr and "--planner search" in done.stderr
     assert "[refine] gating the start" not in done.stderr
+
+
+def test_gate_cache_and_library(tmp_path):
+    """--gate-cache: a second run reads the start's and the candidate's results back (still 1 gate run of 1,
+    its step marked cached); --library: the planner proposes from that folder's cards only."""
+    kernel = tmp_path / "vector_add.argus"
+    kernel.write_text((ROOT / "examples" / "vector_add.argus").read_text())
+    cache = tmp_path / "cache"
+    common = ("--device", "cpu", "--budget", "1", "--json", "--no-memory", "--gate-cache", str(cache))
+    first = argus(str(kernel), *common, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert len(list(cache.glob("*.json"))) == 2  # the start and the candidate
+    second = argus(str(kernel), *common, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    one, two = json.loads(first.stdout), json.loads(second.stdout)
+    assert not one["start_cached"] and two["start_cached"]
+    assert [s["cached"] for s in one["steps"]] == [False] and [s["cached"] for s in two["steps"]] == [True]
+    assert two["gate_runs"] == one["gate_runs"] == 1 and two["steps"][0]["proposal"] == one["steps"][0]["proposal"]
+    assert "(1 gate run, cached)" in second.stderr and "gate runs  1 of 1" in second.stderr
+    assert "compile (" not in second.stderr  # no gate ran
+    library = tmp_path / "cards"
+    library.mkdir()
+    (library / "tile_size.BM.dot.yaml").write_text((ROOT / "skills" / "library" / "tile_size.BM.dot.yaml").read_text())
+    only_dot = argus(str(kernel), *common, "--library", str(library), cwd=tmp_path)
+    assert only_dot.returncode == 0, only_dot.stderr
+    summary = json.loads(only_dot.stdout)
+    assert summary["steps"] == [] and summary["stopped"] == "planner" and summary["library"] == str(library)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = argus(str(kernel), *common, "--library", str(empty), cwd=tmp_path)
+    assert refused.returncode == 2 and "no skill cards" in refused.stderr

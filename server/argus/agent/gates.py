@@ -1,15 +1,21 @@
 """Gate functions the refinement loop calls: (source, kernel) -> GateResult.
 
 `local_gate` runs the real gate (argus.gate.run_gate, a killable child process). `cached` makes sure one
-source is never gated twice. `scripted_profile` is for tests on a machine without a GPU: it runs the real gate
-(compile, and correct under the interpreter) and then fills the profile stage with a timing that a function of
-the source decides, in the same fields the runner's profile stage writes, so the loop reads it exactly as it
-reads a GPU's.
+source is never gated twice in a run. `SharedGate` keeps results on disk (GateStore) for every run of a
+session that shares the folder, so a text gated by one refinement is read back by the next. `scripted_profile`
+is for tests on a machine without a GPU: it runs the real gate (compile, and correct under the interpreter)
+and then fills the profile stage with a timing that a function of the source decides, in the same fields the
+runner's profile stage writes, so the loop reads it exactly as it reads a GPU's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +85,108 @@ class CachedGate:
 
 def cached(gate: Gate) -> CachedGate:
     return gate if isinstance(gate, CachedGate) else CachedGate(gate)
+
+
+# Results that say the gate could not finish (a time-out, a crash, out of memory) are not kept: under a loaded
+# machine they may say more about the neighbours than about the text.
+UNSTORED_CODES = frozenset({"AR504", "AR505", "AR506"})
+
+
+class GateStore:
+    """Gate results on disk: FOLDER/<key>.json, one GateResult a file, the key the SHA-256 of the kernel's name,
+    the device asked for, the stages and the exact source. Written atomically (a temporary file, then
+    os.replace), so any number of processes can share the folder; a reader sees a whole result or none."""
+
+    def __init__(self, folder: str | Path, device: str, stages: Sequence[str] = STAGES) -> None:
+        self.folder = Path(folder)
+        self.device = device
+        self.stages = tuple(stages)
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def key(self, source: str, kernel: str) -> str:
+        named = json.dumps([kernel, self.device, list(self.stages), source], ensure_ascii=False)
+        return hashlib.sha256(named.encode("utf-8")).hexdigest()
+
+    def path(self, source: str, kernel: str) -> Path:
+        return self.folder / f"{self.key(source, kernel)}.json"
+
+    def get(self, source: str, kernel: str) -> GateResult | None:
+        try:
+            return GateResult.model_validate_json(self.path(source, kernel).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # absent, or not a result (a file left by something else)
+            return None
+
+    def put(self, source: str, kernel: str, result: GateResult) -> bool:
+        """Keep `result` unless it says the gate could not finish; True when it was written."""
+        if not storable(result):
+            return False
+        target = self.path(source, kernel)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.stem[:16]}.", suffix=".tmp", dir=self.folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(result.model_dump_json())
+            os.chmod(temporary, 0o644)  # mkstemp's 0600, as any other result file would be
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        return True
+
+    @contextlib.contextmanager
+    def claim(self, source: str, kernel: str) -> Iterator[None]:
+        """While one process gates a text, another that asks for the same text waits for its result instead
+        of gating it too (an advisory lock on FOLDER/<key>.lock; where locks do not work, both gate it)."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX
+            yield
+            return
+        try:
+            handle = open(self.folder / f"{self.key(source, kernel)}.lock", "a")  # noqa: SIM115
+        except OSError:
+            yield
+            return
+        with handle:
+            with contextlib.suppress(OSError):
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield  # the lock goes with the file's closing (or with the process)
+
+
+def storable(result: GateResult) -> bool:
+    if any(error.code in UNSTORED_CODES for error in result.errors):
+        return False
+    return all(stage.status != Status.error for stage in result.stages.values())
+
+
+@dataclass
+class SharedGate:
+    """A gate that reads a text's result from `store` when some run gated it before, and otherwise gates it
+    and keeps the result there. `hits` counts the results read back; `served` says whether this process got
+    a text's result from the store. The loop counts a result read back as a gate run all the same (runs with
+    and without a store compare at equal budgets) and marks its step `cached`."""
+
+    gate: Gate
+    store: GateStore
+    hits: int = 0
+    from_store: set[str] = field(default_factory=set)
+
+    def __call__(self, source: str, kernel: str) -> GateResult:
+        found = self.store.get(source, kernel)
+        if found is None:
+            with self.store.claim(source, kernel):
+                found = self.store.get(source, kernel)  # gated by another process while this one waited
+                if found is None:
+                    result = self.gate(source, kernel)
+                    self.store.put(source, kernel, result)
+                    self.from_store.discard(self.store.key(source, kernel))
+                    return result
+        self.hits += 1
+        self.from_store.add(self.store.key(source, kernel))
+        return found
+
+    def served(self, source: str, kernel: str) -> bool:
+        return self.store.key(source, kernel) in self.from_store
 
 
 # What the scripted profile says it measured against: an H200's order of magnitude, marked as scripted.

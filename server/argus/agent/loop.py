@@ -5,27 +5,32 @@ through a strict applier, or a whole source), parsed and checked, verified (no e
 does not have), and gated. It is kept only when it compiled, was correct and was faster than the best state
 by `min_speedup` (profile medians), or when it fixes what the best state has wrong (a verifier error, a
 failing gate). `budget` counts gate runs of candidates; a proposal refused before the gate costs none, and a
-source gated before is not gated again. Each step is logged, remembered and reported as it ends.
+source gated before in the run is not gated again. A result read from a store other runs share
+(argus.agent.gates.SharedGate) counts as a gate run, and its step is marked `cached`. The loop alone reads the
+budget: planners see the state and the steps so far, so the first B gate runs of a longer run are the run of
+budget B (up to `max_steps`, whose default grows with the budget). Each step is logged, remembered and reported
+as it ends.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from argus.agent import states
 from argus.agent.diffs import DiffError, apply_diff
-from argus.agent.gates import CachedGate, Gate, cached
+from argus.agent.gates import CachedGate, Gate, SharedGate, cached
 from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Planner, Proposal, State, Step
 from argus.agent.trajectory import TrajectoryLog
 from argus.agent.verdicts import correct_and_compiled, gate_failure, no_timing, reward_of
 from argus.gate.result import GateError, GateResult, kernel_ms
 from argus.skills.apply import digest, plan
+from argus.skills.cards import Card
 from argus.skills.library import card_by_id
 
 NEW_ERRORS_SHOWN = 5
@@ -40,6 +45,7 @@ class RefineResult:
     gate_runs: int = 0  # candidates' gate runs; the start's run is not counted
     stopped: str = "budget"  # budget | planner (nothing left to propose) | cancelled | steps (too many free steps)
     start_seconds: float = 0.0  # the start's parse, verify and gate run
+    start_cached: bool = False  # the start's gate result came from a shared store (SharedGate)
 
     @property
     def kept(self) -> list[Step]:
@@ -77,15 +83,18 @@ def refine(
     cancel: threading.Event | None = None,
     min_speedup: float = 1.01,
     max_steps: int | None = None,
+    cards: Sequence[Card] | None = None,
 ) -> RefineResult:
     """Refine `kernel` of `source` with `planner` for at most `budget` gate runs (see the module docstring).
 
     `path` names the file in feedback; `max_steps` (default 4 × budget + 20) ends a planner that keeps
-    proposing what costs no gate run."""
-    run = _Run(kernel, planner, cached(gate), path, min_speedup)
+    proposing what costs no gate run; `cards` are the skill cards a proposal names (None: skills/library), the
+    ones its planner proposes from."""
+    run = _Run(kernel, planner, cached(gate), path, min_speedup, cards)
     started = time.perf_counter()
     result = RefineResult(kernel=kernel, start=run.gated(states.examine(source, kernel)), best=None)  # type: ignore[arg-type]
     result.start_seconds = time.perf_counter() - started
+    result.start_cached = run.served(source)
     run.best = result.best = result.start
     run.kept[digest(source)] = result.start
     trajectory = TrajectoryLog(log) if log is not None else None
@@ -100,9 +109,19 @@ def refine(
 
 
 class _Run:
-    def __init__(self, kernel: str, planner: Planner, gate: CachedGate, path: str | None, min_speedup: float):
+    def __init__(
+        self,
+        kernel: str,
+        planner: Planner,
+        gate: CachedGate,
+        path: str | None,
+        min_speedup: float,
+        cards: Sequence[Card] | None = None,
+    ):
         self.kernel, self.planner, self.gate, self.path = kernel, planner, gate, path
         self.min_speedup = min_speedup
+        self.cards = None if cards is None else {card.id: card for card in cards}
+        self.shared = gate.gate if isinstance(gate.gate, SharedGate) else None
         self.best: State
         self.kept: dict[str, State] = {}  # every kept state (and the start) by the digest of its source
 
@@ -117,6 +136,13 @@ class _Run:
         state.ms = kernel_ms(result)
         states.add_compile(state, result)
         return state
+
+    def served(self, source: str) -> bool:
+        """The source's gate result came from the shared store, not from a gate run of this process."""
+        return self.shared is not None and self.shared.served(source, self.kernel)
+
+    def card(self, card_id: str) -> Card | None:
+        return card_by_id(card_id) if self.cards is None else self.cards.get(card_id)
 
     def loop(self, result, budget, limit, cancel, trajectory, memory, on_step) -> str:
         start_digest = digest(result.start.source)
@@ -171,6 +197,7 @@ class _Run:
         runs = self.gate.runs
         self.gated(candidate)
         step.gate_runs = self.gate.runs - runs
+        step.cached = step.gate_runs > 0 and self.served(text)
         step.ms_after = candidate.ms
         result = GateResult.model_validate(candidate.gate)
         failure = gate_failure(result)
@@ -209,7 +236,7 @@ class _Run:
 
     def _apply(self, proposal: Proposal, base: State) -> str:
         if proposal.kind == "skill":
-            card = card_by_id(proposal.skill or "")
+            card = self.card(proposal.skill or "")
             if card is None or proposal.line is None:
                 raise _Refused("apply", f"no library skill {proposal.skill!r} (or no anchor line)", {})
             outcome = plan(base.source, card, proposal.line, verify=False)  # verified below, with witnesses

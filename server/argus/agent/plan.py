@@ -80,6 +80,9 @@ class Step:
     seconds: float = 0.0
     facts: dict[str, Any] = field(default_factory=dict)  # facts of the state the proposal was made at
     context: list[dict[str, Any]] | None = None  # the sites of that state (State.context)
+    # its gate result was read from a store of results some run gated before (argus.agent.gates.SharedGate):
+    # it still counts in gate_runs, so runs with and without a store spend equal budgets
+    cached: bool = False
 
 
 class Planner(Protocol):

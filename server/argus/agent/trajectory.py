@@ -35,6 +35,7 @@ def step_json(step: Step, **extra: Any) -> dict[str, Any]:
         "ms_before": step.ms_before,
         "ms_after": step.ms_after,
         "gate_runs": step.gate_runs,
+        "cached": step.cached,  # the gate result came from a shared store (still one gate run of the budget)
         "seconds": round(step.seconds, 3),
         "facts": step.facts,
         "context": step.context,  # the sites of the state the step starts from (argus.skills.context)

@@ -4,6 +4,7 @@ and is faster (docs/agent.md).
     argus refine FILE [--kernel NAME] [--planner search|random|llm] [--budget N] [--device auto|cpu|cuda]
                  [--seed S] [--model M] [--host URL] [--log FILE.jsonl] [-o OUT.argus | --write]
                  [--no-memory] [--json] [--timeout S] [--min-speedup X] [--ceilings-file FILE] [--gpu-lock FILE]
+                 [--library DIR] [--gate-cache DIR]
 
 Progress goes to stderr, one line a step, then a summary. The best source goes to OUT (-o), replaces FILE
 (--write), or is printed as a unified diff. Exit status: 0 when the run finished (even with nothing kept),
@@ -49,6 +50,15 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--gpu-lock", metavar="FILE", help="take turns on the GPU with other runs sharing FILE")
     parser.add_argument("--min-speedup", type=float, default=1.01, help="keep from this speedup (default 1.01)")
+    parser.add_argument(
+        "--library", metavar="DIR", help="the skill cards' folder every planner proposes from (default skills/library)"
+    )
+    parser.add_argument(
+        "--gate-cache",
+        metavar="DIR",
+        help="read a candidate's gate result from DIR when any run gated the same text there before, else gate it "
+        "and keep the result there (still one gate run of the budget); runs side by side may share DIR",
+    )
     parser.set_defaults(run=run)
 
 
@@ -71,16 +81,22 @@ def run(args: argparse.Namespace) -> int:
     from argus.agent.memory import Memory
     from argus.agent.planners import make_planner
 
+    cards = library_cards(args.library)
+    if isinstance(cards, str):
+        print(cards, file=sys.stderr)
+        return 2
     memory = None if args.no_memory else Memory.for_file(path)
     try:
-        planner = make_planner(args.planner, memory=memory, seed=args.seed, model=args.model, host=args.host)
+        planner = make_planner(
+            args.planner, memory=memory, seed=args.seed, model=args.model, host=args.host, cards=cards
+        )
     except Exception as problem:  # PlannerUnavailable: the LLM planner's server does not answer
         print(f"argus refine: {problem}", file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
         try:
             ceilings = Path(args.ceilings_file) if args.ceilings_file else Path(scratch) / "ceilings.json"
-            result = refine_file(args, source, kernel, planner, memory, ceilings)
+            result = refine_file(args, source, kernel, planner, memory, ceilings, cards)
         except Exception as problem:  # a planner that stopped working mid-run (an LLM server gone or too slow)
             said = str(problem) if planner_unavailable(args, problem) else f"{type(problem).__name__}: {problem}"
             print(f"argus refine: {said}", file=sys.stderr)
@@ -106,6 +122,26 @@ def cannot_start(args: argparse.Namespace, source: str, kernel: str) -> str:
 
     unavailable = gate_unavailable(args.device)
     return f"argus refine: {unavailable}" if unavailable else ""
+
+
+def library_cards(folder: str | None):
+    """The cards of --library (None: the default library), or the message that says why there are none."""
+    if folder is None:
+        return None
+    from pydantic import ValidationError
+    from yaml import YAMLError
+
+    from argus.skills.library import load_cards
+
+    if not Path(folder).is_dir():
+        return f"argus refine: --library {folder}: not a folder"
+    try:
+        cards = load_cards(Path(folder))
+    except (OSError, YAMLError, ValidationError) as problem:
+        return f"argus refine: --library {folder}: {reason(problem) if isinstance(problem, OSError) else problem}"
+    if not cards:
+        return f"argus refine: --library {folder}: no skill cards (*.yaml)"
+    return cards
 
 
 def kernel_errors(source: str, kernel: str) -> list[dict]:
@@ -150,13 +186,23 @@ def planner_unavailable(args: argparse.Namespace, problem: Exception) -> bool:
     return isinstance(problem, PlannerUnavailable)
 
 
-def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path):
-    from argus.agent.gates import refine_gate
+def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path, cards=None):
+    from argus.agent.gates import GateStore, SharedGate, refine_gate
     from argus.agent.loop import refine
+    from argus.gate.api import STAGES
 
     progress = GateProgress("[refine]")
     gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock, on_progress=progress.line)
-    gate = with_progress(gate, progress, lambda n: f"gate run {n} of {args.budget}" if n else "the start")
+    shared: list[SharedGate] = []  # read back results count as gate runs in the labels too
+
+    def label(calls: int) -> str:
+        n = calls + sum(s.hits for s in shared)
+        return f"gate run {n} of {args.budget}" if n else "the start"
+
+    gate = with_progress(gate, progress, label)
+    if args.gate_cache:
+        shared.append(SharedGate(gate, GateStore(args.gate_cache, args.device, STAGES)))
+        gate = shared[0]
     print(f"[refine] {args.file}: {kernel}, planner {planner.name}, budget {args.budget} gate runs", file=sys.stderr)
     print("[refine] gating the start", file=sys.stderr, flush=True)
 
@@ -165,7 +211,7 @@ def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path)
 
     return refine(
         source, kernel, planner, budget=args.budget, gate=gate, path=args.file, memory=memory, log=args.log,
-        on_step=show, cancel=threading.Event(), min_speedup=args.min_speedup,
+        on_step=show, cancel=threading.Event(), min_speedup=args.min_speedup, cards=cards,
     )  # fmt: skip
 
 
@@ -184,7 +230,7 @@ def step_line(step, budget: int) -> str:
         verdict = f"kept: {ms_text(step.ms_after)} (reward {step.reward:.3f})"
     else:
         verdict = f"{step.feedback.stage}: {step.feedback.message[:200]}"
-    runs = f"{step.gate_runs} gate run" + ("" if step.gate_runs == 1 else "s")
+    runs = f"{step.gate_runs} gate run" + ("" if step.gate_runs == 1 else "s") + (", cached" if step.cached else "")
     return f"step {step.index + 1} [{step.planner}] {proposal_text(step.proposal)} ({runs}) → {verdict}"
 
 
@@ -206,6 +252,7 @@ def summary(result, args: argparse.Namespace) -> dict:
         "file": args.file,
         "kernel": result.kernel,
         "planner": args.planner,
+        "library": args.library,  # None: skills/library
         "device": gate.get("device"),
         "start_ms": result.start.ms,
         "best_ms": result.best.ms,
@@ -217,6 +264,7 @@ def summary(result, args: argparse.Namespace) -> dict:
         "stopped": result.stopped,
         "kept": result.skills,
         "start_gate": result.start_status,
+        "start_cached": result.start_cached,
         "notes": notes(result),
         "steps": [step_json(s) for s in result.steps],
     }

@@ -1,0 +1,25 @@
+#!/bin/bash
+# The wheels that carry argus to the GPU machine (its python3 is 3.12 with torch, triton and numpy, but none of
+# what argus itself needs): every package `python3 -m argus refine --device cuda` imports beyond those, at the
+# versions of this checkout's .venv, for CPython 3.12 on x86-64 Linux, into .whl/ (git ignores it through
+# .git/info/exclude). Name .whl in the device call's carry; bench/heldout_device.sh installs them when it
+# finds them missing (pip install --no-index --no-deps --target /tmp/site .whl/*.whl). About 41 MiB.
+#
+#   bash bench/device_wheels.sh && du -sh .whl
+set -eu
+cd "$(dirname "$0")/.."
+grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo /.whl/ >> .git/info/exclude
+PACKAGES=${PACKAGES:-lark z3-solver pydantic pydantic-core annotated-types typing-extensions typing-inspection pyyaml}
+PY=${PYTHON:-.venv/bin/python}
+frozen=$("$PY" -m pip freeze)
+mkdir -p .whl
+for name in $PACKAGES; do
+  # pip freeze spells names as published (pydantic_core, PyYAML): compare them normalised (PEP 503)
+  pin=$(echo "$frozen" | awk -F== -v want="$name" '
+    { n = tolower($1); gsub(/[-_.]+/, "-", n); w = tolower(want); gsub(/[-_.]+/, "-", w); if (n == w) print $2 }')
+  [ -n "$pin" ] || { echo "$name is not installed in $PY's environment"; exit 1; }
+  "$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .whl "$name==$pin"
+done
+ls .whl
