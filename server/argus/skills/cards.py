@@ -44,6 +44,9 @@ class Risk(Model):
     status: str | None = Field(None, description="that stage's status: failed or error")
     message: str = ""
     evidence: str = Field(description="`<lineage id>#<candidate id>`")
+    facts: dict[str, Value | None] | None = Field(
+        None, description="the situation it failed in (argus.skills.situation): the kernel without the skill"
+    )
 
 
 class Evidence(Model):

@@ -134,6 +134,7 @@ def risk(lineage: Lineage, candidate: Candidate) -> Risk:
         status=status,
         message=message[:400],
         evidence=f"{lineage.id}#{candidate.id}",
+        facts=kernel_facts(candidate.context),
     )
 
 
