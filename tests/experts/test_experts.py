@@ -19,6 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 EXPERTS = sorted((ROOT / "skills" / "experts").glob("*.argus"))
 HARNESS = ROOT / "tests" / "codegen" / "harness.py"
 KERNELS = {"gemm", "gemm_plain", "attention", "attention_causal", "softmax", "layernorm", "grouped_gemm"}
+# fp32_gemm.argus: the f32 GEMMs at each input precision and operand layout, and a Linear with a transposed W
+KERNELS |= {"gemm_tf32x3", "gemm_tf32x3_kmajor", "gemm_exact", "gemm_tf32", "linear_gelu_t"}
+# rows_wide.argus: row reductions over rows wider than a tile; attention64.argus: attention at head dim 64
+KERNELS |= {"logsumexp_wide", "cross_entropy", "attention64"}
+ROW_KERNELS = {"softmax", "layernorm", "logsumexp_wide", "cross_entropy"}  # no dot
 
 
 def harness(mode: str, *extra: str) -> list[dict]:
@@ -90,7 +95,8 @@ def test_expert_matches_its_reference_through_tma_descriptors(through_tma, path)
 
 def test_the_matrix_kernels_have_a_tma_form(through_tma):
     with_tma = {r["kernel"] for r in through_tma if r["overrides"].get("tma") == 1}
-    assert with_tma == {"gemm", "gemm_plain", "attention", "attention_causal", "grouped_gemm"}
+    fp32 = {"gemm_tf32x3", "gemm_exact", "linear_gelu_t"}  # the ones without a `layout`, which TMA cannot use
+    assert with_tma == {"gemm", "gemm_plain", "attention", "attention_causal", "attention64", "grouped_gemm"} | fp32
 
 
 @pytest.fixture(scope="module")
@@ -105,4 +111,4 @@ def test_expert_compiles_for_sm90(compiled, path):
     for record in records:
         assert record["ptx_target"], record
         assert record["shared"] <= 232448, record  # the H200's shared memory per block
-        assert record["uses_dot"] == (record["kernel"] not in ("softmax", "layernorm")), record
+        assert record["uses_dot"] == (record["kernel"] not in ROW_KERNELS), record
