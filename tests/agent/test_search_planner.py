@@ -10,7 +10,7 @@ from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
 from argus.agent.search import Context, SearchPlanner, score
 from argus.agent.sites import predicted_effect
-from argus.skills.apply import digest
+from argus.skills.apply import digest, plan
 from argus.skills.cards import Effect
 from argus.skills.library import load_cards
 
@@ -41,8 +41,11 @@ def test_predicted_effect_is_the_median_of_the_lineage_medians():
 
 def test_ranks_by_predicted_effect_then_evidence():
     cards = [c for c in unmeasured_cards() if c.id.endswith(".row")]
-    # Nothing measured: reciprocal.row has the most evidence (2), then card id breaks the tie.
-    assert proposals(SearchPlanner(cards)) == ["skill:reciprocal.row@16", "skill:exp2.row@14", "skill:num_warps.row@6"]
+    # Nothing measured: more evidence first (the committed library's counts), then card id breaks ties.
+    found = proposals(SearchPlanner(cards))
+    evidence = {c.id: len(c.evidence) for c in cards}
+    ranked = sorted(found, key=lambda key: (-evidence[key.split(":")[1].split("@")[0]], key))
+    assert found == ranked and set(found) == {"skill:reciprocal.row@16", "skill:exp2.row@14", "skill:num_warps.row@6"}
     # measured up to 16 warps, so the example's 8 → 16 is within the evidence
     up_to_16 = {"parameters": {"setting": "num_warps", "expert_value": 16}}
     warps = measured("num_warps.row", 1.3).model_copy(update=up_to_16)
@@ -98,21 +101,25 @@ def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kerne
 
 
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():
-    planner = SearchPlanner(unmeasured_cards())
+    cards = unmeasured_cards()
+    planner = SearchPlanner(cards)
     start = State(source=SOFTMAX, kernel="softmax", ms=1.0)
-    exp2 = SOFTMAX.replace("exp(z)", "exp2(z * 1.4426950408889634)")
-    best = State(source=exp2, kernel="softmax", ms=0.8)
-    assert planner.propose(start, []).key() == "skill:reciprocal.row@16"
+    reciprocal = next(c for c in cards if c.id == "reciprocal.row")
+    best = State(source=plan(SOFTMAX, reciprocal, 16).text_after, kernel="softmax", ms=0.9)
+    assert planner.propose(start, []).key() == "skill:exp2.row@14"  # the most evidence
     keys = [planner.propose(best, []) for _ in range(4)]
-    # At the best state: its two untried sites; then back at the start, only rewrites not tried anywhere.
-    assert [p.key() for p in keys[:2]] == ["skill:reciprocal.row@16", "skill:num_warps.row@6"]
-    assert keys[2] is None or keys[2].at == digest(SOFTMAX)
+    # At the best state: its two untried sites (exp2 again: not yet tried there); then back at the start, only
+    # rewrites not tried anywhere: the reciprocal, there; then nothing.
+    assert [p.key() for p in keys[:2]] == ["skill:exp2.row@14", "skill:num_warps.row@6"]
+    assert keys[2].skill == "reciprocal.row" and keys[2].at == digest(SOFTMAX) and keys[3] is None
 
 
 def test_search_keeps_what_the_timings_favour():
     result = refine(SOFTMAX, "softmax", SearchPlanner(unmeasured_cards()), budget=8, gate=FakeGate())
-    assert result.skills == ["reciprocal.row", "exp2.row"]
-    assert result.stopped == "planner" and result.gate_runs == 3
+    # exp2 first (the most evidence): faster, kept; 16 warps: slower, not kept; the reciprocal: faster, kept;
+    # 16 warps again at that new state (untried there): slower; then nothing is left
+    assert result.skills == ["exp2.row", "reciprocal.row"]
+    assert result.stopped == "planner" and result.gate_runs == 4
 
 
 def test_a_move_past_the_measured_setting_predicts_no_change():
