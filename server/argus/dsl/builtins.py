@@ -129,7 +129,12 @@ BUILTINS: dict[str, Builtin] = {
     **_table(
         "hint",
         [
-            ("multiple_of", "multiple_of(x, n)", "Promise the compiler that every element of x is a multiple of n."),
+            (
+                "multiple_of",
+                "multiple_of(x, n)",
+                "Promise the compiler that each run of consecutive values of x (along its last axis) starts at a "
+                "multiple of n, as Triton reads it: `multiple_of(pid * B + arange(B), B)`.",
+            ),
             (
                 "max_contiguous",
                 "max_contiguous(x, n)",

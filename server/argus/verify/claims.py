@@ -22,9 +22,19 @@ class ClaimsMixin:
         n, fn = op.attrs["n"], op.attrs["fn"]
         term = self.int_term(x)
         if fn == "multiple_of":
-            goal = trunc_mod(term, z3.IntVal(n), self.nonnegative) == 0
+            # Triton's reading (its axis info's divisibility): the first value of every run of consecutive values
+            # along the last axis is a multiple of n, so `multiple_of(pid * BM + arange(BM), BM)` holds; values
+            # that are not consecutive (`arange(B) * 4`) are each a run of one, so each must be a multiple
+            multiple = trunc_mod(term, z3.IntVal(n), self.nonnegative) == 0
+            last = len(x.shape) - 1
+            if last < 0:
+                goal = multiple
+            else:
+                before = move_coords(term, {last: COORDS[last] - 1})
+                starts_a_run = z3.Or(COORDS[last] == 0, before + 1 != term)
+                goal = z3.Implies(starts_a_run, multiple)
             ranges = coord_ranges(x.shape)
-            claim = f"multiple_of(x, {n}): every element is a multiple of {n}"
+            claim = f"multiple_of(x, {n}): each run of consecutive values starts at a multiple of {n}"
         else:
             last = len(x.shape) - 1
             if last < 0:
