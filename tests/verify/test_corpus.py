@@ -166,9 +166,15 @@ def confirm(kernel, w) -> str:
         i, kk, j = element
         for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("dot",)):
             # the invariant: a's contracted index equals b's, element by element (masks aside: a tile carried
-            # through a loop keeps its index map but not its mask, so the verifier may name a padded element)
-            for (a_idx, a_label), (b_idx, b_label) in itertools.product(e.detail["a"].values(), e.detail["b"].values()):
-                if a_label == b_label and a_idx[i, kk] != b_idx[kk, j] and a_idx[i, 0] != a_idx[i, -1]:
+            # through a loop keeps its index map but not its mask, so the verifier may name a padded element);
+            # axes of one dimension pair up, and where none share one (W [N, K] used without trans), every pair
+            # must agree
+            a_axes = [(idx, label) for idx, label in e.detail["a"].values() if idx[i, 0] != idx[i, -1]]
+            b_axes = [(idx, label) for idx, label in e.detail["b"].values() if idx[0, j] != idx[-1, j]]
+            pairs = list(itertools.product(a_axes, b_axes))  # the axes that vary along the contraction
+            same = [(a, b) for a, b in pairs if a[1] == b[1]]
+            for (a_idx, _), (b_idx, _) in same or pairs:
+                if a_idx[i, kk] != b_idx[kk, j]:
                     return "confirmed"
         return "the contracted indices agree at the witness"
     if kind == "alignment":

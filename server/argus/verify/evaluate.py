@@ -391,27 +391,29 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
         shape = shape_of(op.result.type)
         ranges = [z3.And(i >= 0, i < a.shape[-2]), z3.And(kk >= 0, kk < a.shape[-1]), z3.And(j >= 0, j < b.shape[-1])]
         ranges += coord_ranges(shape[:-2])
-        for a_key, a_entry in a_contracted.items() if self.emitting else ():
-            for b_key, b_entry in b_contracted.items():
-                if a_entry.label != b_entry.label:
-                    continue
-                a_index, b_index = move_coords(a_entry.term, a_map), move_coords(b_entry.term, b_map)
-                both = [v for v in (move_coords(a.valid, a_map), move_coords(b.valid, b_map)) if v is not None]
-                self.emit(
-                    Obligation(
-                        "contraction",
-                        "AR310",
-                        op.span,
-                        f"dot contraction mismatch: a's column index into {a_key[0]} differs from b's row index "
-                        f"into {b_key[0]} (dimension {a_entry.label})",
-                        z3.Implies(z3.And(*both), a_index == b_index) if both else a_index == b_index,
-                        context.assumptions + ranges,
-                        context.loops,
-                        self.program,
-                        [("i", i), ("kk", kk), ("j", j)],
-                        [(f"a's {a_entry.label} index", a_index), (f"b's {b_entry.label} index", b_index)],
-                    )
+        pairs = [(ak, ae, bk, be) for ak, ae in a_contracted.items() for bk, be in b_contracted.items()]
+        same = [p for p in pairs if p[1].label == p[3].label]
+        # Axes of the same dimension must be read at the same index. When no contracted axis of a shares a
+        # dimension with one of b (x's K against W's N: a Linear's W used without `trans`), every pair must: tiles
+        # of equal size would otherwise check clean while contracting over different dimensions (issue 17, 1).
+        for a_key, a_entry, b_key, b_entry in (same or pairs) if self.emitting else ():
+            a_index, b_index = move_coords(a_entry.term, a_map), move_coords(b_entry.term, b_map)
+            both = [v for v in (move_coords(a.valid, a_map), move_coords(b.valid, b_map)) if v is not None]
+            self.emit(
+                Obligation(
+                    "contraction",
+                    "AR310",
+                    op.span,
+                    f"dot contraction mismatch: a's column index into {a_key[0]} differs from b's row index "
+                    f"into {b_key[0]} ({dimensions(a_entry.label, b_entry.label)})",
+                    z3.Implies(z3.And(*both), a_index == b_index) if both else a_index == b_index,
+                    context.assumptions + ranges,
+                    context.loops,
+                    self.program,
+                    [("i", i), ("kk", kk), ("j", j)],
+                    [(f"a's {a_entry.label} index", a_index), (f"b's {b_entry.label} index", b_index)],
                 )
+            )
         out_map_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
         out_map_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
         layout: dict[Key, Entry] = {}
@@ -481,3 +483,9 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
 
 
 __all__ = ["Evaluator", "Shared", "Unsupported", "coord_list", "coord_ranges"]
+
+
+def dimensions(a_label: str, b_label: str) -> str:
+    if a_label == b_label:
+        return f"dimension {a_label}"
+    return f"a contracts over {a_label}, b over {b_label}: a transposed operand needs `trans`"
