@@ -107,6 +107,26 @@ def test_violated_data_fact_is_reported(build):
     assert len(module.KERNELS["moe_gemm"]["jit"].launches) == 1
 
 
+GATHER = """
+kernel pick(x: f32[M, C], target: i64[M], out: out f32[M]):
+    requires in_range(target, 0, C)
+    grid (M,)
+    row = program_id(0)
+    t = load(target[row])
+    store(out[row], load(x[row, t]))
+"""
+
+
+def test_a_range_data_fact_is_checked_at_launch(build):
+    module = build(GATHER)
+    x, out = torch.randn(6, 5), torch.empty(6)
+    message = launch_error(module.pick, x, torch.tensor([0, 1, 4, 5, 2, 3]), out)  # 5 is not < C = 5
+    assert "in_range(target, 0, C)" in message
+    assert "in_range(target, 0, C)" in launch_error(module.pick, x, torch.tensor([0, -1, 4, 4, 2, 3]), out)
+    module.pick(x, torch.tensor([0, 1, 4, 4, 2, 3]), out)
+    assert len(module.KERNELS["pick"]["jit"].launches) == 1
+
+
 def test_size_from_an_offset_dimension(build):
     module = build(EXAMPLE["moe_gemm"])
     X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()

@@ -24,11 +24,15 @@ def launch_arguments(kernel: ir.KernelIR) -> list[str]:
     return [*kernel.sizes, *scalars, *kernel.constants]
 
 
+DATA_FACTS = ("partition", "in_range")  # ops of `requires` that speak of a tensor's contents
+
+
 def fact_tensors(kernel: ir.KernelIR) -> list[str]:
-    """Tensors that data facts in `requires` read (`partition(offsets, M)`): the launcher checks their contents."""
+    """Tensors that data facts in `requires` read (`partition(offsets, M)`, `in_range(target, 0, V)`): the
+    launcher checks their contents."""
     names: list[str] = []
     for op in kernel.launch.ops:
-        if op.kind == "partition" and op.operands[0].name not in names:
+        if op.kind in DATA_FACTS and op.operands[0].name not in names:
             names.append(op.operands[0].name)
     return names
 
@@ -47,8 +51,9 @@ class HostExpressions:
         op = value.op
         if op is None:
             raise CodegenError(f"`{value.name or value}` is not a launch value")
-        if op.kind == "partition":  # a data fact: checked when the launcher is given the tensor
-            return call("_partition", atom(self.tensors[op.operands[0].id]), self.of(op.operands[1]))
+        if op.kind in DATA_FACTS:  # a data fact: checked when the launcher is given the tensor
+            bounds = [self.of(v) for v in op.operands[1:]]
+            return call(f"_{op.kind}", atom(self.tensors[op.operands[0].id]), *bounds)
         operands = [self.of(v) for v in op.operands] if op.kind != "const" else []
         match op.kind:
             case "const":
@@ -91,7 +96,7 @@ def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
     lines.add(1, "requires = [")
     for value, span in kernel.requires:
         text = str(host.of(value))
-        shown = re.sub(r"\b_(cdiv|partition)\(", r"\1(", text)  # as the Argus source writes it
+        shown = re.sub(r"\b_(cdiv|partition|in_range)\(", r"\1(", text)  # as the Argus source writes it
         lines.add(2, f"({shown!r}, bool({text})),", span.line + 1)
     lines.add(1, "]")
     lines.add(1, "return grid, requires")

@@ -124,6 +124,12 @@ BUILTINS: dict[str, Builtin] = {
                 "T[0] == 0 <= T[1] <= ... <= T[last] == n (MoE expert offsets). The launcher checks it; the "
                 "verifier assumes it.",
             ),
+            (
+                "in_range",
+                "in_range(T, lo, hi) -> bool",
+                "In `requires` only: every element of the integer tensor T lies in lo <= T[...] < hi (gather "
+                "indices, expert ids, class targets). The launcher checks it; the verifier assumes it.",
+            ),
         ],
     ),
     **_table(

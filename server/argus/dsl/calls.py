@@ -748,6 +748,27 @@ class CallsMixin:
         result_type = ScalarT(BOOL)
         return V(result_type, self.emit("partition", [tensor.value, n.value], result_type, e.span), span=e.span)
 
+    def call_in_range(self, e: ast.Call) -> V:
+        """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V)."""
+        if not self.in_requires:
+            return self.error("AR216", e.span, "in_range(T, lo, hi) states a data fact and belongs in `requires`")
+        args = self.bind_args(e, ["T", "lo", "hi"], 3)
+        if args is None:
+            return ERROR
+        tensor = self.expr(args["T"])
+        lo, hi = self.value_arg(args["lo"]), self.value_arg(args["hi"])
+        if any(isinstance(v.type, ErrorT) for v in (tensor, lo, hi)):
+            return ERROR
+        if not isinstance(tensor.type, TensorT) or not tensor.type.dtype.is_integer:
+            return self.error("AR204", args["T"].span, f"in_range takes an integer tensor, not {tensor.type}")
+        for name, bound in (("lo", lo), ("hi", hi)):
+            if not isinstance(bound.type, ScalarT) or not bound.type.dtype.is_integer:
+                return self.error("AR204", args[name].span, f"in_range's {name} is an integer scalar, not {bound.type}")
+        result_type = ScalarT(BOOL)
+        return V(
+            result_type, self.emit("in_range", [tensor.value, lo.value, hi.value], result_type, e.span), span=e.span
+        )
+
     def call_assert_tag(self, e: ast.Call) -> V:
         if not e.keywords and len(e.args) == 1:
             self.assertion("assert", e.args[0], e.span)

@@ -1,6 +1,7 @@
 """Data facts a kernel states in `requires` about the contents of integer tensors, as ground z3 facts.
 
-`partition(T, n)`: T[0] == 0 <= T[1] <= ... <= T[last] == n. The universal statement is never handed to
+`partition(T, n)`: T[0] == 0 <= T[1] <= ... <= T[last] == n; `in_range(T, lo, hi)`: lo <= T[...] < hi for every
+element inside T's extents. The universal statement is never handed to
 z3 as a quantifier: each query gets the instances of it over the T-applications the query mentions (plus
 the two ends), which is sound (they are consequences of the fact) and keeps every query quantifier-free.
 """
@@ -22,15 +23,24 @@ class Partition:
 
 
 @dataclass(slots=True)
+class Range:
+    function: z3.FuncDeclRef
+    lo: z3.ArithRef
+    hi: z3.ArithRef
+    dims: list[z3.ArithRef]  # the tensor's extents
+
+
+@dataclass(slots=True)
 class DataFacts:
     partitions: dict[str, Partition] = field(default_factory=dict)
+    ranges: dict[str, list[Range]] = field(default_factory=dict)
     loaded: dict[str, list[z3.ExprRef]] = field(default_factory=dict)  # every T[...] the evaluation created
     cached: list[z3.BoolRef] | None = None  # the instances over `loaded`, built once per kernel
 
     def note(self, name: str, application: z3.ExprRef) -> None:
         """Remember a data application, so that queries need not search their formulas for them."""
-        if name not in self.partitions:
-            return  # only partitioned tensors have facts to instantiate
+        if name not in self.partitions and name not in self.ranges:
+            return  # only tensors with data facts have facts to instantiate
         known = self.loaded.setdefault(name, [])
         if not any(application.eq(a) for a in known):
             known.append(application)
@@ -61,6 +71,14 @@ class DataFacts:
                         continue
                     ia, ib = a.arg(0), b.arg(0)
                     facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), a <= b))
+        for name, stated in self.ranges.items():
+            apps: list[z3.ExprRef] = list(self.loaded.get(name, []))
+            for formula in formulas or []:
+                apps.extend(a for a in applications(formula, name) if not any(a.eq(b) for b in apps))
+            for fact in stated:
+                for app in apps:
+                    inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(fact.dims)]
+                    facts.append(z3.Implies(z3.And(*inside), z3.And(fact.lo <= app, app < fact.hi)))
         if not formulas:
             self.cached = facts
         return facts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.verify.facts import Partition
+from argus.verify.facts import Partition, Range
 from argus.verify.model import Access, Context, Entry, Obligation, Sym
 from argus.verify.terms import (
     move_coords,
@@ -107,4 +107,12 @@ class MemoryMixin:
         total = self.int_term(self.get(op.operands[1]))
         function = self.shared.data(param.name, 1)
         self.shared.facts.partitions[param.name] = Partition(function, total, self.shared.dims(param)[0])
+        self.result(op, Sym((), z3.BoolVal(True)))
+
+    def op_in_range(self, op: ir.Op, context: Context) -> None:
+        param = self.shared.tensors[op.operands[0].id]
+        lo, hi = (self.int_term(self.get(v)) for v in op.operands[1:])
+        dims = self.shared.dims(param)
+        function = self.shared.data(param.name, len(dims))
+        self.shared.facts.ranges.setdefault(param.name, []).append(Range(function, lo, hi, dims))
         self.result(op, Sym((), z3.BoolVal(True)))
