@@ -39,6 +39,22 @@ def test_list_json_shows_every_card(library, capsys):
     assert {c["id"] for c in listed} == {p.stem for p in library.glob("*.yaml")}
 
 
+def test_list_json_of_the_committed_library_shows_scopes_conditions_and_links(capsys):
+    assert main(["skills", "list", "--json"]) == 0
+    cards = {c["id"]: c for c in json.loads(capsys.readouterr().out)}
+    assert all({"scope", "conditions", "provides", "requires", "conflicts"} <= set(c) for c in cards.values())
+    tile = cards["tile_size.BM.dot"]
+    assert tile["scope"]["operands"] == ["f16"]
+    (warps,) = [c for c in tile["conditions"] if c["fact"] == "num_warps"]
+    assert warps["helps"] == [8] and warps["hurts"] == [4]
+    assert {"skill": "num_warps.dot", "fact": "num_warps", "value": 8} in [
+        {k: r[k] for k in ("skill", "fact", "value")} for r in tile["requires"]
+    ]
+    assert {"fact": "num_warps", "before": 4, "after": 8} in [
+        {k: p[k] for k in ("fact", "before", "after")} for p in cards["num_warps.dot"]["provides"]
+    ]
+
+
 def test_transforms_lists_every_transform_with_its_preconditions(capsys):
     from argus.skills.transforms import TRANSFORMS
 
