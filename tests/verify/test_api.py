@@ -123,10 +123,11 @@ def test_an_internal_failure_becomes_an_unknown_verdict(monkeypatch):
     assert "simulated verifier bug" in result.diagnostics[0].data["reason"]
 
 
-def test_a_tiny_time_budget_gives_unknowns_or_proofs_never_false_errors():
+def test_a_tiny_budget_gives_unknowns_or_proofs_never_false_errors():
     text = (ROOT / "examples" / "moe_gemm.argus").read_text()
-    result = verify(text, timeout_ms=1)
-    assert all(d.code == "AR312" for d in result.diagnostics)
+    result = verify(text, rlimit=2000)
+    assert result.diagnostics and all(d.code == "AR312" for d in result.diagnostics)
+    assert result.stats.proved > 0  # some obligations fit in 2,000 units
 
 
 @pytest.mark.parametrize("cut", range(40, 1400, 97))

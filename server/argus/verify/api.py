@@ -12,6 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import z3
+
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult
 from argus.dsl.checkpoint import checkpoint
@@ -27,6 +29,7 @@ from argus.verify.kernel import (
     unknown_kernel,
     verify_kernel,
 )
+from argus.verify.solve import DEFAULT_RLIMIT, DEFAULT_TIMEOUT_MS
 
 PARTS = ("all", "declared", "tune")
 
@@ -39,15 +42,25 @@ class VerifyResult:
 
 
 def verify_check(
-    check: CheckResult, *, timeout_ms: int = 1000, cache: VerifyCache | None = None, part: str = "all"
+    check: CheckResult,
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    rlimit: int = DEFAULT_RLIMIT,
+    cache: VerifyCache | None = None,
+    part: str = "all",
 ) -> VerifyResult:
     """Verify every kernel of a checked file that has no errors; never raises.
 
+    `rlimit`: z3 resource units per obligation, what decides whether an obligation is settled or out of
+    budget, the same on any machine under any load. `timeout_ms`: not a budget any more, the least unit of
+    the wall-clock safety net (solve.wall_cap_ms: at least WALL_CAP_FACTOR x timeout_ms, and at least as long
+    as the budget lasts at WALL_UNITS_PER_MS), whose hit the verdict reports as such.
     `part`: "all" (the declared tile constants and every other tune value, merged), "declared" (the kernel as
     written, with its layouts) or "tune" (only the other tune values; `merge_results(declared, tune)` equals
     "all")."""
     if part not in PARTS:
         raise ValueError(f"part must be one of {PARTS}, not {part!r}")
+    budget = Budget(int(timeout_ms), int(rlimit))
     started = time.perf_counter()
     result = VerifyResult()
     kernels = {k.name: k for k in check.module.kernels}
@@ -55,7 +68,7 @@ def verify_check(
         if has_errors(check, kernel):
             continue
         checkpoint("kernel")
-        report = verify_cached(kernel, kernels.get(name), timeout_ms, cache, part)
+        report = verify_cached(kernel, kernels.get(name), budget, cache, part)
         result.diagnostics.extend(report.diagnostics)
         result.layouts.extend(report.layouts)
         result.stats.add(report.stats)
@@ -95,40 +108,52 @@ def has_errors(check: CheckResult, kernel: ir.KernelIR) -> bool:
     return any(d.severity.value == "error" and first <= d.range.start.line <= last for d in check.diagnostics)
 
 
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Per obligation: `rlimit` z3 resource units (what decides), and the wall-clock safety net's unit."""
+
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+    rlimit: int = DEFAULT_RLIMIT
+
+
 def verify_cached(
-    kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int, cache: VerifyCache | None, part: str = "all"
+    kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget, cache: VerifyCache | None, part: str = "all"
 ) -> KernelReport:
-    key = kernel_key(kernel, timeout_ms)
+    key = kernel_key(kernel, budget.timeout_ms, budget.rlimit)
     if cache is not None:
         hit = cache.get(key, kernel.span.line, part)
         if hit is not None:
             return hit
     if part == "all":
-        parts = {"declared": guarded(kernel, source, timeout_ms, "declared")}
-        parts["tune"] = guarded(kernel, source, timeout_ms, "tune")
+        parts = {"declared": guarded(kernel, source, budget, "declared")}
+        parts["tune"] = guarded(kernel, source, budget, "tune")
         report = merge_reports(parts["declared"], parts["tune"])
     else:
-        parts = {part: guarded(kernel, source, timeout_ms, part)}
+        parts = {part: guarded(kernel, source, budget, part)}
         report = parts[part]
     if cache is not None:
         for name, part_report in parts.items():
-            cache.put(key, kernel.span.line, part_report, name)
+            if not part_report.stats.capped:  # the safety net stopped z3: a rerun at rest may decide it
+                cache.put(key, kernel.span.line, part_report, name)
     return report
 
 
-def guarded(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int, part: str) -> KernelReport:
+def guarded(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget, part: str) -> KernelReport:
     try:
-        return verify_kernel(kernel, timeout_ms) if part == "declared" else verify_tunes(kernel, source, timeout_ms)
+        if part == "declared":
+            return verify_kernel(kernel, budget.timeout_ms, rlimit=budget.rlimit)
+        return verify_tunes(kernel, source, budget)
     except Exception as error:  # a verifier bug must not take down the editor or the CLI
         return KernelReport([unknown_kernel(kernel, f"internal verifier error: {error!r}")])
 
 
-def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int) -> KernelReport:
+def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget) -> KernelReport:
     """Each other value of each `tune` list (the others at their defaults): the tool offers retuning, so a value
     it may pick must be as safe as the declared one. No layouts (hover shows the kernel as written)."""
     report = KernelReport()
     if source is None:
         return report
+    context = None  # one z3 context for all the variants, made when the first needs it (solve.py says why)
     for name, constant in kernel.constants.items():
         if isinstance(constant.value, str):
             continue  # a dot input precision: it changes no index, so nothing here to verify again
@@ -139,7 +164,9 @@ def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, timeout_ms: int
             variant = variant_ir(source, {name: value})
             if variant is None:
                 continue
-            extra = verify_kernel(variant, timeout_ms, f"with {name} = {value} from its tune list")
+            context = context or z3.Context()
+            what = f"with {name} = {value} from its tune list"
+            extra = verify_kernel(variant, budget.timeout_ms, what, rlimit=budget.rlimit, context=context)
             report.stats.add(extra.stats)
             report.diagnostics = added(report.diagnostics, extra.diagnostics)
     return report

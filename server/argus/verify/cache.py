@@ -16,11 +16,13 @@ from argus.dsl import ir
 from argus.dsl.diagnostics import shifted_diagnostic
 from argus.dsl.spans import Span
 from argus.verify.kernel import KernelReport, merge_reports
+from argus.verify.solve import DEFAULT_RLIMIT
 
 
-def kernel_key(kernel: ir.KernelIR, timeout_ms: int) -> str:
+def kernel_key(kernel: ir.KernelIR, timeout_ms: int, rlimit: int = DEFAULT_RLIMIT) -> str:
+    """The kernel's IR and the budget (z3 resource units and the safety net's unit) it is verified under."""
     base = kernel.span.line
-    parts: list[str] = [kernel.name, str(timeout_ms)]
+    parts: list[str] = [kernel.name, f"timeout_ms={timeout_ms}", f"rlimit={rlimit}"]
 
     def span(s: Span) -> str:
         return f"{s.line - base}:{s.col}-{s.end_line - base}:{s.end_col}"

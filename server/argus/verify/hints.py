@@ -14,9 +14,10 @@ def hint_for(prover, ob: Obligation, verdict) -> str:
     """What the diagnostic of an obligation that was not proved suggests: a `requires` that would prove it, else
     the obligation's own hint.
 
-    Nothing for an obligation z3 ran out of time on: a narrower claim is easier, so some condition always
-    "proves" it within the budget, and the hint would blame a kernel that may well be right (`requires M <= BK`
-    on a correct matmul at 1 ms). The honest answer there is more time, which the verdict's reason says."""
+    Nothing for an obligation z3 ran out of its budget (or of the wall-clock safety net) on: a narrower claim is
+    easier, so some condition always "proves" it within the budget, and the hint would blame a kernel that may
+    well be right (`requires M <= BK` on a correct matmul at 1 ms). The honest answer there is a larger budget,
+    which the verdict's reason says."""
     if verdict.out_of_time:
         return ""
     hint = ""
@@ -35,12 +36,13 @@ def suggest_requires(prover, ob: Obligation) -> str:
             if isinstance(value, int) and value > 1:
                 candidates.append((f"{name} % {constant} == 0", term % value == 0))
                 candidates.append((f"{name} <= {constant}", term <= value))
+    if not candidates:
+        return ""
+    claim = prover.here(z3.And(*ob.assumptions, z3.Not(ob.goal)))
     for text, condition in candidates[:MAX_CANDIDATES]:
-        solver = z3.Solver()
-        solver.set("timeout", max(1, prover.timeout_ms // 4))
-        claim = z3.And(*ob.assumptions, z3.Not(ob.goal))
-        solver.add(*prover.base, claim, condition)
-        solver.add(*prover.facts.instances())
-        if solver.check() == z3.unsat:
+        solver = prover.solver()
+        solver.add(claim, prover.here(condition))
+        answer, _, _ = prover.check(solver, share=4)  # a quarter of the budget each, like the shrinking queries
+        if answer == z3.unsat:
             return f"`requires {text}` would prove it"
     return ""

@@ -18,7 +18,7 @@ from argus.verify.evaluate import Evaluator, Shared, Unsupported
 from argus.verify.hints import hint_for
 from argus.verify.model import Obligation
 from argus.verify.races import race_obligations
-from argus.verify.solve import Prover, Verdict
+from argus.verify.solve import DEFAULT_RLIMIT, Prover, Verdict
 
 SOURCE = "argus.verify"
 
@@ -66,6 +66,8 @@ class VerifyStats:
     refuted: int = 0
     unknown: int = 0
     milliseconds: float = 0.0
+    capped: int = 0  # of the unknown: stopped by the wall-clock safety net, not by the budget (not cached)
+    units: int = 0  # z3 resource units the deciding queries used: the same on a loaded or an idle machine
 
     def add(self, other: VerifyStats) -> None:
         self.obligations += other.obligations
@@ -73,6 +75,8 @@ class VerifyStats:
         self.refuted += other.refuted
         self.unknown += other.unknown
         self.milliseconds += other.milliseconds
+        self.capped += other.capped
+        self.units += other.units
 
 
 @dataclass(slots=True)
@@ -122,13 +126,23 @@ def program_lines(kernel: ir.KernelIR) -> dict[str, int]:
     return lines
 
 
-def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> KernelReport:
+def verify_kernel(
+    kernel: ir.KernelIR,
+    timeout_ms: int,
+    variant: str = "",
+    rlimit: int = DEFAULT_RLIMIT,
+    context: z3.Context | None = None,
+) -> KernelReport:
     """Every obligation of one kernel; an internal failure becomes an unknown verdict, never an exception.
-    Layouts (hover text) are produced for the declared constants only, not for a tune variant."""
+    Layouts (hover text) are produced for the declared constants only, not for a tune variant. `rlimit`: z3
+    resource units per obligation (what decides); `timeout_ms`: the wall-clock safety net's unit; `context`:
+    the z3 context the queries are decided in, a fresh one when None (solve.py says why)."""
     started = time.perf_counter()
     report = KernelReport()
     try:
-        obligations, prover, layouts = collect(kernel, timeout_ms, with_layouts=not variant)
+        obligations, prover, layouts = collect(
+            kernel, timeout_ms, with_layouts=not variant, rlimit=rlimit, context=context
+        )
     except (Unsupported, z3.Z3Exception, RecursionError, KeyError, ValueError, TypeError, IndexError) as error:
         report.diagnostics.append(unknown_kernel(kernel, f"the verifier cannot model this kernel: {error}"))
         report.stats = VerifyStats(1, 0, 0, 1, (time.perf_counter() - started) * 1000)
@@ -140,6 +154,7 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
         report.stats.obligations += 1
         try:
             verdict = prover.decide(obligation)
+            report.stats.units += verdict.units
             made = (
                 None
                 if verdict.status in ("proved", "suppressed")
@@ -158,12 +173,19 @@ def verify_kernel(kernel: ir.KernelIR, timeout_ms: int, variant: str = "") -> Ke
             report.stats.refuted += 1
         else:
             report.stats.unknown += 1
+            report.stats.capped += verdict.exhausted == "wall"
         report.diagnostics.append(made)
     report.stats.milliseconds = (time.perf_counter() - started) * 1000
     return report
 
 
-def collect(kernel: ir.KernelIR, timeout_ms: int, with_layouts: bool = True):
+def collect(
+    kernel: ir.KernelIR,
+    timeout_ms: int,
+    with_layouts: bool = True,
+    rlimit: int = DEFAULT_RLIMIT,
+    context: z3.Context | None = None,
+):
     shared = Shared(kernel)
     first = Evaluator(shared, "", record_obligations=True)
     requires, grid = first.launch()
@@ -185,6 +207,8 @@ def collect(kernel: ir.KernelIR, timeout_ms: int, with_layouts: bool = True):
         timeout_ms,
         sorted(shared.functions),
         {name: c.value for name, c in kernel.constants.items()},
+        rlimit,
+        context if context is not None else z3.Context(),
     )
     layouts = []
     if with_layouts:
@@ -221,6 +245,8 @@ def diagnostic(
             message += f"; {hint}"
         d = make("AR312", ob.span, message, related=list(ob.related), verdict="unknown", reason=verdict.reason)
         d.data.update(obligation=ob.code, kind=ob.kind, hint=hint)
+        if verdict.exhausted:
+            d.data["limit"] = verdict.exhausted  # "rlimit": the budget ran out; "wall": the safety net did
     if hint.startswith("`requires "):
         d.data["requires"] = hint.split("`")[1].removeprefix("requires ")
     d.source = SOURCE

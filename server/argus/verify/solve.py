@@ -1,4 +1,19 @@
-"""Deciding obligations with z3: proved, refuted with a witness, or unknown with the reason."""
+"""Deciding obligations with z3: proved, refuted with a witness, or unknown with the reason.
+
+What decides a verdict is z3's deterministic resource limit (`rlimit`), never the wall clock: an obligation
+gets `rlimit` units of z3's work counter (DEFAULT_RLIMIT unless the caller says otherwise), which z3 counts the
+same way on an idle and on a loaded machine. The wall clock is only a safety net for a query that z3 works on
+so slowly that its units would last for minutes (wall_cap_ms); reaching it is reported as such (its reason
+says so, and the report is not cached), distinct from the budget running out.
+
+Queries are decided in a z3 context of the verifier's own, into which the evaluator's terms are translated:
+one for a kernel as written, one shared by the tune variants of a kernel (api.verify_tunes). z3's work on a
+query depends on the order in which its terms were created, so in the shared main context the units one
+obligation took depended on everything verified before it in the process (an obligation of
+skills/experts/gemm.argus took 333,361 units verified alone and 1,558,477 after the other 64 files of
+bench/verify_rlimit.py). In a context of its own it depends on the kernel only: the same verdict in the CLI,
+the editor and the cache, whatever was verified before.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 import z3
+from z3 import z3core
 
 from argus.verify.facts import DataFacts
 from argus.verify.model import Loop, Obligation
@@ -15,14 +31,62 @@ from argus.verify.witness import Counterexample
 
 SHRINK_BOUNDS = (4, 16, 64, 256, 1024, 4096)
 
+# z3 resource units per obligation. bench/verify_rlimit.py over every kernel of examples/, skills/experts/
+# and tests/verify/corpus/ (docs/verification.md, "Budget"): the costliest obligation any of them proves
+# takes 493,977 units, 1/10 of this; at the slowest rate measured for large queries (842 units/ms on the
+# 2-core development machine) the budget of a query z3 cannot decide lasts about 6 s.
+DEFAULT_RLIMIT = 5_000_000
+MAX_RLIMIT = 2**32 - 1  # z3's parameter is an unsigned 32-bit number
+DEFAULT_TIMEOUT_MS = 1000
+WALL_CAP_FACTOR = 10  # the safety net is at least this many times timeout_ms ...
+WALL_UNITS_PER_MS = 500  # ... and at least the time the budget lasts at this rate (slowest measured: 842)
 
-def out_of_time_reason(timeout_ms: int) -> str:
-    """Why an obligation is undecided when z3 ran out of time: the budget, not the kernel, and how to raise it
-    (the CLI's flag and the editor's setting)."""
+
+def wall_cap_ms(timeout_ms: int, rlimit: int = DEFAULT_RLIMIT) -> int:
+    """The wall-clock safety net of one query: WALL_CAP_FACTOR x timeout_ms, and never less than the time its
+    budget lasts at WALL_UNITS_PER_MS, so that neither a small timeout_ms nor a larger rlimit lets the clock
+    decide what the budget would have (10,000 ms for the defaults)."""
+    return max(WALL_CAP_FACTOR * max(1, int(timeout_ms)), min(int(rlimit), MAX_RLIMIT) // WALL_UNITS_PER_MS, 1)
+
+
+def out_of_budget_reason(rlimit: int) -> str:
+    """Why an obligation is undecided when z3 used up its resource budget: the budget, not the kernel, and how
+    to raise it (the CLI's flag and the editor's setting). The same on any machine, loaded or not."""
     return (
-        f"the verifier ran out of its {timeout_ms} ms budget before deciding; raise --timeout-ms, "
-        "or argus.verify.timeoutMs in the editor"
+        f"the verifier ran out of its budget of {rlimit:,} z3 resource units before deciding; raise --rlimit, "
+        "or argus.verify.rlimit in the editor"
     )
+
+
+def wall_cap_reason(timeout_ms: int, rlimit: int = DEFAULT_RLIMIT) -> str:
+    """Why an obligation is undecided when the wall-clock safety net stopped z3 before its budget ran out: a
+    loaded machine or a query z3 works on very slowly, so a rerun may decide it."""
+    return (
+        f"z3 hit the wall-clock safety net of {wall_cap_ms(timeout_ms, rlimit):,} ms before deciding, with "
+        "resource units of its budget left (a heavily loaded machine or a query z3 works on very slowly: a rerun "
+        f"may decide it); raise --timeout-ms (the net is at least {WALL_CAP_FACTOR} x it), or "
+        "argus.verify.timeoutMs in the editor"
+    )
+
+
+def out_of_time_reason(timeout_ms: int, rlimit: int = DEFAULT_RLIMIT) -> str:
+    """The reason of a verdict that reached the wall-clock safety net (wall_cap_reason; the older name)."""
+    return wall_cap_reason(timeout_ms, rlimit)
+
+
+def units(solver: z3.Solver) -> int:
+    """z3's resource counter ("rlimit count"), which counts for the whole context of `solver`, not this solver
+    alone. Read through the C API from the end of the list, where z3 puts it (4x cheaper than Statistics)."""
+    ctx = solver.ctx.ref()
+    stats = z3core.Z3_solver_get_statistics(ctx, solver.solver)
+    z3core.Z3_stats_inc_ref(ctx, stats)
+    try:
+        for k in range(z3core.Z3_stats_size(ctx, stats) - 1, -1, -1):
+            if z3core.Z3_stats_get_key(ctx, stats, k) == "rlimit count":
+                return z3core.Z3_stats_get_uint_value(ctx, stats, k)
+        return 0
+    finally:
+        z3core.Z3_stats_dec_ref(ctx, stats)
 
 
 @dataclass(slots=True)
@@ -31,7 +95,13 @@ class Verdict:
     reason: str = ""
     witness: Counterexample | None = None
     milliseconds: float = 0.0
-    out_of_time: bool = False  # unknown only because z3's budget ran out: says nothing about the kernel
+    exhausted: str = ""  # unknown only because a limit ran out: "rlimit" (the budget) or "wall" (the safety net)
+    units: int = 0  # z3 resource units the deciding query used
+
+    @property
+    def out_of_time(self) -> bool:
+        """Undecided because a limit ran out (budget or safety net): says nothing about the kernel."""
+        return bool(self.exhausted)
 
 
 @dataclass(slots=True)
@@ -42,9 +112,52 @@ class Prover:
     gaps: set[str]
     carried: dict[str, bool]
     program_names: list[str]
-    timeout_ms: int = 1000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS  # only the wall-clock safety net's least unit (wall_cap_ms)
     data_names: list[str] = field(default_factory=list)
     constants: dict[str, int | float] = field(default_factory=dict)
+    rlimit: int = DEFAULT_RLIMIT  # z3 resource units per obligation: what decides "out of budget"
+    context: z3.Context = field(default_factory=z3.Context)  # where queries are decided (the module docstring)
+    _assumed: z3.BoolRef | None = None  # `base` and the data facts as one term of `context`, built once
+    _facts_of: list[z3.BoolRef] | None = None  # the list of data-fact instances `_assumed` holds
+    _limits: dict[int, z3.ParamsRef] = field(default_factory=dict)  # per share of the budget
+
+    def here(self, term: z3.ExprRef) -> z3.ExprRef:
+        """A term of the evaluator's context, in this prover's."""
+        return term.translate(self.context)
+
+    def solver(self) -> z3.Solver:
+        """A solver in this prover's context holding `base` and the data facts."""
+        instances = self.facts.instances()
+        if self._assumed is None or instances is not self._facts_of:
+            # one assertion instead of one per fact: z3 flattens the conjunction, and a query pays its
+            # per-assertion cost once (moe_gemm's queries each asserted some 50 partition facts)
+            self._assumed = self.here(z3.And(*self.base, *instances))
+            self._facts_of = instances
+        solver = z3.Solver(ctx=self.context)
+        solver.add(self._assumed)
+        return solver
+
+    def check(self, solver: z3.Solver, share: int = 1) -> tuple[z3.CheckSatResult, int, str]:
+        """`solver.check()` within 1/share of the budget: (answer, units used, "" or the limit that stopped it:
+        "rlimit" when the units ran out, "wall" when the safety net did first)."""
+        budget = max(1, min(MAX_RLIMIT, int(self.rlimit) // share))
+        limits = self._limits.get(share)
+        if limits is None:
+            limits = self._limits[share] = z3.ParamsRef(ctx=self.context)
+            limits.set("rlimit", budget)
+            limits.set("timeout", max(1, wall_cap_ms(self.timeout_ms, self.rlimit) // share))
+        z3core.Z3_solver_set_params(self.context.ref(), solver.solver, limits.params)
+        before = units(solver)
+        answer = solver.check()
+        used = units(solver) - before
+        if answer != z3.unknown:
+            return answer, used, ""
+        reason = solver.reason_unknown()
+        if used >= budget:
+            return answer, used, "rlimit"
+        if reason in ("timeout", "canceled") or "resource limit" in reason:
+            return answer, used, "wall"  # z3 names its own stop either way; the units say which limit it was
+        return answer, used, ""
 
     def decide(self, obligation: Obligation) -> Verdict:
         started = time.perf_counter()
@@ -56,49 +169,52 @@ class Prover:
         return verdict
 
     def _decide(self, ob: Obligation) -> Verdict:
-        goal = z3.simplify(ob.goal)
+        goal = z3.simplify(self.here(ob.goal))
         if z3.is_true(goal):
             return Verdict("proved")
-        solver = z3.Solver()
-        solver.set("timeout", max(1, int(self.timeout_ms)))
-        claim = z3.And(*ob.assumptions, z3.Not(goal))
-        solver.add(*self.base)
+        solver = self.solver()
+        claim = z3.And(*[self.here(a) for a in ob.assumptions], z3.Not(goal))
         solver.add(claim)
-        solver.add(*self.facts.instances())
-        answer = solver.check()
+        answer, used, exhausted = self.check(solver)
         if answer == z3.unsat:
-            return Verdict("proved")
+            return Verdict("proved", units=used)
         if answer == z3.unknown:
+            if exhausted == "rlimit":
+                return Verdict("unknown", out_of_budget_reason(self.rlimit), exhausted="rlimit", units=used)
+            if exhausted == "wall":
+                return Verdict("unknown", wall_cap_reason(self.timeout_ms, self.rlimit), exhausted="wall", units=used)
             reason = solver.reason_unknown()
-            if reason in ("timeout", "canceled"):
-                return Verdict("unknown", out_of_time_reason(self.timeout_ms), out_of_time=True)
             if "nonlinear" in reason or "incomplete" in reason:
                 reason = f"a non-linear term ({reason})"
-            return Verdict("unknown", reason)
+            return Verdict("unknown", reason, units=used)
         names = free_names(claim)
         if any(n.startswith("?missing tag") for n in names):
-            return Verdict("suppressed", "it reads a tag that is not set, which is reported on its own (AR308)")
+            return Verdict(
+                "suppressed", "it reads a tag that is not set, which is reported on its own (AR308)", units=used
+            )
         gaps = sorted(n for n in names if n in self.gaps)
         if gaps:
             what = ", ".join(g.split("#")[0].lstrip("?") for g in gaps[:3])
-            return Verdict("unknown", f"it depends on values the verifier does not model ({what})")
+            return Verdict("unknown", f"it depends on values the verifier does not model ({what})", units=used)
         loose = sorted(n for n in names if n in self.carried and not self.carried[n])
         if loose:
             what = ", ".join(n.split("#")[0].lstrip("?") for n in loose[:3])
-            return Verdict("unknown", f"it depends on loop-carried {what}, which no `invariant` describes")
+            return Verdict("unknown", f"it depends on loop-carried {what}, which no `invariant` describes", units=used)
         model = self.small_model(solver)
-        return Verdict("refuted", witness=self.witness(ob, model, claim))
+        return Verdict("refuted", witness=self.witness(ob, model, claim), units=used)
 
     def small_model(self, solver: z3.Solver) -> z3.ModelRef:
-        """A model with small sizes when there is one: counterexamples should be runnable on a laptop."""
+        """A model with small sizes when there is one: counterexamples should be runnable on a laptop. Each
+        bound gets a quarter of the budget (they are easy: bench/verify_rlimit.py's `shrink` queries)."""
         model = solver.model()
         if not self.sizes:
             return model
+        sizes = [self.here(s) for s in self.sizes.values()]
         for bound in SHRINK_BOUNDS:
             solver.push()
-            solver.add(*[s <= bound for s in self.sizes.values()])
-            solver.set("timeout", max(1, int(self.timeout_ms) // 4))
-            if solver.check() == z3.sat:
+            solver.add(*[s <= bound for s in sizes])
+            answer, _, _ = self.check(solver, share=4)
+            if answer == z3.sat:
                 model = solver.model()
                 solver.pop()
                 break
@@ -106,8 +222,10 @@ class Prover:
         return model
 
     def witness(self, ob: Obligation, model: z3.ModelRef, claim: z3.BoolRef) -> Counterexample:
-        def value(term: z3.ExprRef):
-            result = model.eval(term, model_completion=True)
+        """The counterexample record; `claim` is in this prover's context, the obligation's terms are not."""
+
+        def value(term: z3.ExprRef, translate: bool = True):
+            result = model.eval(self.here(term) if translate else term, model_completion=True)
             if z3.is_int_value(result):
                 return result.as_long()
             if z3.is_true(result) or z3.is_false(result):
@@ -117,8 +235,8 @@ class Prover:
         data = {}
         for name in self.data_names:
             for app in applications(claim, name):
-                args = ", ".join(str(value(a)) for a in app.children())
-                data[f"{name}[{args}]"] = value(app)
+                args = ", ".join(str(value(a, False)) for a in app.children())
+                data[f"{name}[{args}]"] = value(app, False)
         second = None
         if ob.second is not None:
             second = AccessRecord(
