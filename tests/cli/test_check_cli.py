@@ -1,5 +1,6 @@
 """`argus check` as a user meets it: folders (with the `.argus/` memory folder refine makes), empty folders and
-files, the summary line, a bad --timeout-ms, and what a small --timeout-ms makes it say."""
+files, the summary line, a bad --timeout-ms or --rlimit, and what a small --rlimit (and a small --timeout-ms)
+makes it say."""
 
 from __future__ import annotations
 
@@ -61,18 +62,27 @@ def test_json_stays_alone_on_stdout_and_the_summary_goes_to_stderr(tmp_path):
     assert done.stderr == "checked 1 file, 1 kernel: no problems\n"
 
 
+@pytest.mark.parametrize("flag", ["--timeout-ms", "--rlimit"])
 @pytest.mark.parametrize("value", ["-5", "0", "soon"])
-def test_a_timeout_that_is_not_a_positive_number_of_milliseconds_is_a_usage_error(tmp_path, value):
+def test_a_budget_that_is_not_a_positive_whole_number_is_a_usage_error(tmp_path, flag, value):
     kernel = copy_example(tmp_path)
-    done = argus("check", "--timeout-ms", value, str(kernel))
-    assert done.returncode == 2 and f"--timeout-ms: a positive whole number, not {value!r}" in done.stderr
+    done = argus("check", flag, value, str(kernel))
+    assert done.returncode == 2 and f"{flag}: a positive whole number, not {value!r}" in done.stderr
 
 
 def test_a_small_budget_says_it_ran_out_instead_of_hinting_at_the_kernel():
-    done = argus("check", "--timeout-ms", "1", str(EXAMPLES / "matmul.argus"), str(EXAMPLES / "layernorm.argus"))
+    done = argus("check", "--rlimit", "100", str(EXAMPLES / "matmul.argus"), str(EXAMPLES / "layernorm.argus"))
     undecided = [line for line in done.stdout.splitlines() if "warning[AR312]" in line]
-    assert undecided, done.stdout  # 1 ms is too little for these kernels' obligations on any machine
-    budget = "the verifier ran out of its 1 ms budget before deciding; raise --timeout-ms"
+    assert undecided, done.stdout  # 100 z3 resource units are too few for these kernels' obligations
+    budget = "the verifier ran out of its budget of 100 z3 resource units before deciding; raise --rlimit"
     for line in undecided:
         assert budget in line and "would prove it" not in line, line
     assert not re.search(r"requires .* would prove it", done.stdout)
+
+
+def test_a_small_timeout_no_longer_decides_verdicts():
+    """--timeout-ms is the wall-clock safety net, never shorter than the time the budget lasts at 500 units/ms
+    (10 s by default): at 1 ms the examples are proved as they are with the defaults."""
+    paths = [str(EXAMPLES / "matmul.argus"), str(EXAMPLES / "layernorm.argus")]
+    done = argus("check", "--timeout-ms", "1", *paths)
+    assert (done.returncode, done.stdout) == (0, ""), done.stdout

@@ -16,7 +16,8 @@ export interface ServerSettings {
 export interface ArgusSettings {
   server: ServerSettings;
   debounceMs: number;
-  verify: { enabled: boolean; timeoutMs: number };
+  /** rlimit: z3 resource units per proof obligation (decides verdicts); timeoutMs: the wall-clock safety net's unit. */
+  verify: { enabled: boolean; rlimit: number; timeoutMs: number };
   gate: { device: GateDevice; onSave: boolean; timeoutS: number };
   /** argus.refine: planner, gate runs, device ("" = gate.device), and the LLM planner's model and host. */
   refine: { planner: RefinePlanner; budget: number; device: GateDevice | ""; model: string; host: string };
@@ -28,7 +29,7 @@ export interface ArgusSettings {
 export const DEFAULTS: ArgusSettings = {
   server: { command: [], pythonPath: "" },
   debounceMs: 150,
-  verify: { enabled: true, timeoutMs: 1000 },
+  verify: { enabled: true, rlimit: 5_000_000, timeoutMs: 1000 },
   gate: { device: "auto", onSave: false, timeoutS: 300 },
   refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
   inlayHints: { enable: true },
@@ -66,6 +67,7 @@ export function readSettings(get: SettingGetter, problems: string[] = []): Argus
     debounceMs: pick("debounceMs", DEFAULTS.debounceMs, intIn(0, 10_000)),
     verify: {
       enabled: pick("verify.enabled", DEFAULTS.verify.enabled, isBool),
+      rlimit: pick("verify.rlimit", DEFAULTS.verify.rlimit, intIn(1, 4_294_967_295)),
       timeoutMs: pick("verify.timeoutMs", DEFAULTS.verify.timeoutMs, intIn(1, 600_000)),
     },
     gate: {

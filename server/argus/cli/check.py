@@ -1,4 +1,5 @@
-"""`argus check PATH... [--json] [--no-verify]`: diagnostics for files, as compiler-style lines or one JSON list.
+"""`argus check PATH... [--json] [--no-verify] [--rlimit N] [--timeout-ms MS]`: diagnostics for files, as
+compiler-style lines or one JSON list.
 
 Checking is parse + analysis (argus.dsl) and then verification of every kernel without errors (argus.verify:
 bounds, races, coverage, contraction, statistics, tags, invariants), unless `--no-verify`. Diagnostics go to
@@ -14,6 +15,10 @@ from pathlib import Path
 
 from argus.cli import positive_int, read_source, stop_if_interrupted
 
+# argus.verify.DEFAULT_RLIMIT, which this module does not import (it would load z3 for every command);
+# tests/verify/test_budget.py checks that the two agree.
+DEFAULT_RLIMIT = 5_000_000
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -28,11 +33,21 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON list of diagnostics (LSP ranges)")
     parser.add_argument("--no-verify", action="store_true", help="skip the verifier (syntax, names and types only)")
     parser.add_argument(
+        "--rlimit",
+        type=positive_int,
+        default=DEFAULT_RLIMIT,
+        metavar="N",
+        help=f"z3 resource units per proof obligation, what decides a verdict, the same on a loaded or an idle "
+        f"machine (default {DEFAULT_RLIMIT:,})",
+    )
+    parser.add_argument(
         "--timeout-ms",
         type=positive_int,
         default=1000,
         metavar="MS",
-        help="z3 time limit per proof obligation (default 1000)",
+        help="the wall-clock safety net: z3 is stopped on one query after 10 x MS, or after the time the --rlimit "
+        "budget lasts at 500 units/ms if that is longer (10 s by default), and the verdict says so (default 1000); "
+        "it does not decide verdicts, --rlimit does",
     )
     parser.set_defaults(run=run)
 
@@ -137,6 +152,6 @@ def check_file(text: str, args: argparse.Namespace) -> tuple[int, list]:
     if not args.no_verify:
         from argus.verify import verify_check
 
-        diagnostics += verify_check(result, timeout_ms=args.timeout_ms).diagnostics
+        diagnostics += verify_check(result, timeout_ms=args.timeout_ms, rlimit=args.rlimit).diagnostics
         diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
     return len(result.analysis.kernels), diagnostics

@@ -131,7 +131,7 @@ async def fix_verifies(server: ArgusServer, state, snapshot: Snapshot, fix) -> b
         if len(memo) > 64 or any(version != snapshot.version for version, *_ in memo):
             memo.clear()
         memo[key] = await server.solver.quick(
-            server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms
+            server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms, settings.verify_rlimit
         )
     return memo[key]
 

@@ -243,36 +243,38 @@ class DiagnosticsScheduler:
         if not settings.verify_enabled or snapshot.check.module is None:
             state.results.pop(INVARIANTS, None)
             return
-        state.verify_task = asyncio.create_task(self._verify(state, snapshot, delay, settings.verify_timeout_ms))
+        budget = {"timeout_ms": settings.verify_timeout_ms, "rlimit": settings.verify_rlimit}
+        state.verify_task = asyncio.create_task(self._verify(state, snapshot, delay, budget))
 
-    async def _verify(self, state: DocumentState, snapshot: Snapshot, delay: float, timeout_ms: int) -> None:
+    async def _verify(self, state: DocumentState, snapshot: Snapshot, delay: float, budget: dict) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
         if state.closed or state.version != snapshot.version:
             return
         # the kernel as written first: its verdicts are published without waiting for the tune values'
-        declared = await self._run_verifier(state, snapshot, timeout_ms, "declared")
+        declared = await self._run_verifier(state, snapshot, budget, "declared")
         if declared is None or state.closed or state.version != snapshot.version:
             return  # no verifier, or superseded: a newer version has its own verification coming
         self._publish_invariants(state, snapshot, declared)
         verifier = self.verifier()
         if hasattr(verifier, "has_tune_values") and verifier.has_tune_values(snapshot.check):
-            tune = await self._run_verifier(state, snapshot, timeout_ms, "tune")
+            tune = await self._run_verifier(state, snapshot, budget, "tune")
             if tune is None or state.closed or state.version != snapshot.version:
                 return
             self._publish_invariants(state, snapshot, verifier.merge_results(declared, tune))
         layouts = list(getattr(declared, "layouts", []) or [])
         await self.server.solver.verify(state.uri, lambda: render_layouts(layouts), stale(state, snapshot))
 
-    async def _run_verifier(self, state: DocumentState, snapshot: Snapshot, timeout_ms: int, part: str) -> Any:
+    async def _run_verifier(self, state: DocumentState, snapshot: Snapshot, budget: dict, part: str) -> Any:
         """One part of the verification ("declared" or "tune") on the solver thread; None when there is no
-        verifier, when it failed (logged), or when the version was superseded before or while it ran."""
+        verifier, when it failed (logged), or when the version was superseded before or while it ran.
+        `budget`: verify_check's timeout_ms and rlimit."""
 
         def run() -> Any:
             verifier = self.verifier()  # imported on the solver thread, never on the event loop
             if verifier is None:
                 return None
-            return verifier.verify_check(snapshot.check, timeout_ms=timeout_ms, cache=self._verify_cache, part=part)
+            return verifier.verify_check(snapshot.check, **budget, cache=self._verify_cache, part=part)
 
         try:
             return await self.server.solver.verify(state.uri, run, stale(state, snapshot))
@@ -288,7 +290,7 @@ class DiagnosticsScheduler:
         state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))
         self.publish(state)
 
-    def fix_removes(self, text: str, fix: Any, timeout_ms: int) -> bool:
+    def fix_removes(self, text: str, fix: Any, timeout_ms: int, rlimit: int | None = None) -> bool:
         """Whether the verifier, run on the text with the fix applied, no longer reports the fixed diagnostic
         (same code on the same line) and the text still checks. Runs on the solver thread."""
         from argus.dsl.check import check_source
@@ -300,7 +302,8 @@ class DiagnosticsScheduler:
         edited = check_source(apply_edits(text, fix.edits))
         if edited.has_errors:
             return False
-        result = verifier.verify_check(edited, timeout_ms=timeout_ms, cache=self._verify_cache)
+        budget = {"timeout_ms": timeout_ms} if rlimit is None else {"timeout_ms": timeout_ms, "rlimit": rlimit}
+        result = verifier.verify_check(edited, **budget, cache=self._verify_cache)
         target = fix.diagnostic
         return not any(
             d.code == target.code and d.range.start.line == target.range.start.line for d in result.diagnostics

@@ -3,7 +3,7 @@
 On the wire the keys are camelCase under the section `argus`:
 
     {"debounceMs": 150,
-     "verify": {"enabled": true, "timeoutMs": 1000},
+     "verify": {"enabled": true, "rlimit": 5000000, "timeoutMs": 1000},
      "gate": {"device": "auto", "onSave": false, "timeoutS": 300},
      "refine": {"planner": "search", "budget": 8, "device": "", "model": "", "host": ""},
      "inlayHints": {"enable": true},
@@ -30,7 +30,8 @@ REFINE_PLANNERS = ("search", "llm")
 class Settings:
     debounce_ms: int = 150  # quiet time after an edit before the verifier runs
     verify_enabled: bool = True
-    verify_timeout_ms: int = 1000  # z3 budget per obligation
+    verify_rlimit: int = 5_000_000  # z3 resource units per obligation (argus.verify.DEFAULT_RLIMIT): decides
+    verify_timeout_ms: int = 1000  # the wall-clock safety net: at least 10x this (argus.verify.solve.wall_cap_ms)
     gate_device: str = "auto"
     gate_on_save: bool = False
     gate_timeout_s: float = 300.0
@@ -45,7 +46,11 @@ class Settings:
     def to_wire(self) -> dict[str, Any]:
         return {
             "debounceMs": self.debounce_ms,
-            "verify": {"enabled": self.verify_enabled, "timeoutMs": self.verify_timeout_ms},
+            "verify": {
+                "enabled": self.verify_enabled,
+                "rlimit": self.verify_rlimit,
+                "timeoutMs": self.verify_timeout_ms,
+            },
             "gate": {"device": self.gate_device, "onSave": self.gate_on_save, "timeoutS": self.gate_timeout_s},
             "refine": {
                 "planner": self.refine_planner,
@@ -63,6 +68,10 @@ class Settings:
 _WIRE: dict[tuple[str, ...], tuple[str, Any]] = {
     ("debounceMs",): ("debounce_ms", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000),
     ("verify", "enabled"): ("verify_enabled", lambda v: isinstance(v, bool)),
+    ("verify", "rlimit"): (
+        "verify_rlimit",
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 4_294_967_295,
+    ),
     ("verify", "timeoutMs"): (
         "verify_timeout_ms",
         lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 600_000,

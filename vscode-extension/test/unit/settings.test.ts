@@ -43,7 +43,7 @@ describe("initializationOptions", () => {
     const options = initializationOptions(readSettings(getter({ "gate.device": "cuda", "verify.timeoutMs": 5000, "server.pythonPath": "/p" })));
     assert.deepEqual(options, {
       debounceMs: 150,
-      verify: { enabled: true, timeoutMs: 5000 },
+      verify: { enabled: true, rlimit: 5_000_000, timeoutMs: 5000 },
       gate: { device: "cuda", onSave: false, timeoutS: 300 },
       refine: { planner: "search", budget: 8, device: "", model: "", host: "" },
       inlayHints: { enable: true },
