@@ -12,11 +12,11 @@ from argus.agent.sites import Site, applicable_sites
 from argus.dsl.check import check_source
 from argus.dsl.spans import Span
 from argus.skills.cards import Card, Effect, Evidence
-from argus.skills.extract import conditions, measurements
+from argus.skills.extract import conditions
 from argus.skills.library import load_cards
 from argus.skills.library_provider import LibraryProvider
 from argus.skills.provider import SkillRequest
-from argus.skills.situation import scope_of
+from argus.skills.situation import measurements, scope_of
 
 F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
 

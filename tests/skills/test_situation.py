@@ -8,11 +8,11 @@ from conftest import ROOT
 from argus.skills.cards import Card, Effect, Evidence
 from argus.skills.context import site_contexts
 from argus.skills.document import Document
-from argus.skills.extract import conditions, link, measurements, provides
+from argus.skills.extract import conditions, link, provides
 from argus.skills.library import load_cards
 from argus.skills.matcher import match
 from argus.skills.predict import predict
-from argus.skills.situation import describe, scope_of, situation
+from argus.skills.situation import describe, measurements, scope_of, situation
 
 F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 
 from argus.skills.cards import Card
 from argus.skills.document import Document
-from argus.skills.matcher import kernel_situation, match, situation_spills
+from argus.skills.matcher import match
 from argus.skills.predict import Prediction, predict
-from argus.skills.situation import Situation
+from argus.skills.situation import Situation, kernel_situation, with_spills
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +36,7 @@ class Site:
 def prediction(site: Site, spill_bytes: int | None = None) -> Prediction:
     """The card's prediction at the site, with the state's register spills (its last GPU-target compile) put
     into the situation where known."""
-    facts = site.facts
-    if facts is not None and spill_bytes is not None:
-        facts = facts | {"spills": situation_spills(spill_bytes)}
-    return predict(site.card, facts, dict(site.params), spill_bytes)
+    return predict(site.card, with_spills(site.facts, spill_bytes), dict(site.params), spill_bytes)
 
 
 def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None, facts=None) -> float:

@@ -28,6 +28,7 @@ from argus.skills.situation import (
     Measurement,
     Situation,
     lineage_median,
+    measurements,
     scope_of,
     situation,
 )
@@ -148,6 +149,7 @@ def card(card_id: str, entry: dict) -> Card:
             params["expert_value"] = sorted(values, key=str)[-1]
     effects = effects_of(entry["evidence"])
     status, note = effect_status(effects, entry["evidence"])
+    measured = measurements(entry["evidence"])
     kind = "a loop feeds a dot" if entry["kind"] == "dot" else "one row per program"
     return Card(
         id=card_id,
@@ -162,8 +164,8 @@ def card(card_id: str, entry: dict) -> Card:
         effect_status=status,
         effect_note=note,
         effect_needs_spills=needs_spills(entry["evidence"]),
-        scope=scope_of(measurements(entry["evidence"])),
-        conditions=conditions(measurements(entry["evidence"])),
+        scope=scope_of(measured),
+        conditions=conditions(measured),
         provides=provides(entry["evidence"]),
         risks=entry["risks"],
         evidence=entry["evidence"],
@@ -203,15 +205,6 @@ def effects_of(evidence: list[Evidence]) -> list[Effect]:
 
 
 # ---- situations: scope, conditions, provides, requires and conflicts ------------------------------------------
-
-
-def measurements(evidence: list[Evidence]) -> list[Measurement]:
-    """The profiled evidence that knows its situation."""
-    return [
-        Measurement(e.lineage, e.candidate, e.slowdown, e.facts)
-        for e in evidence
-        if e.profiled and e.slowdown and e.facts is not None
-    ]
 
 
 def conditions(items: list[Measurement]) -> list[Condition]:

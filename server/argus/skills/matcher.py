@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from argus.dsl import ast
-from argus.skills.cards import SPILL_MARGIN, Card
-from argus.skills.context import site_contexts
+from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.facts import walk
-from argus.skills.situation import Situation, situation
+from argus.skills.predict import Prediction, predict
+from argus.skills.situation import Situation, kernel_situation, with_spills
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application, Check
 
@@ -29,13 +29,8 @@ class Match:
     application: Application
     facts: Situation | None = field(default=None, compare=False)  # the kernel's situation (no compile at hand)
 
-    def prediction(self, spill_bytes: int | None = None):
-        from argus.skills.predict import predict
-
-        facts = self.facts
-        if facts is not None and facts.get("spills") is None and spill_bytes is not None:
-            facts = facts | {"spills": situation_spills(spill_bytes)}
-        return predict(self.card, facts, self.application.params, spill_bytes)
+    def prediction(self, spill_bytes: int | None = None) -> Prediction:
+        return predict(self.card, with_spills(self.facts, spill_bytes), self.application.params, spill_bytes)
 
     @property
     def applicable(self) -> bool:
@@ -47,6 +42,7 @@ class Match:
 
     def to_json(self) -> dict:
         failed = self.failed
+        predicted = self.prediction()
         return {
             "skill": self.card.id,
             "title": self.application.title,
@@ -54,60 +50,18 @@ class Match:
             "line": self.application.anchor.line + 1,
             "applicable": self.applicable,
             "failed_precondition": None if failed is None else {"name": failed.name, "found": failed.found},
-            "expected_effect": self.prediction().why,
-            "prediction": self.prediction().to_json(),
+            "expected_effect": predicted.why,
+            "prediction": predicted.to_json(),
             "situation": self.facts,
             "params": self.application.params,
         }
-
-
-def number(value) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def beyond_evidence(card: Card, params: dict | None, spill_bytes: int | None = None) -> str | None:
-    """Why the card's measured effect does not speak for this application: it moves a setting past the value
-    the expert had, and every measurement of the card comes from walking back down from that value; or every
-    measurement came where the kernel without the skill spilled registers, and this one (`spill_bytes`, from
-    its last GPU-target compile, when known) spills none."""
-    expert, to = number(card.parameters.get("expert_value")), number((params or {}).get("to"))
-    if expert is not None and to is not None and to > expert:
-        setting = card.parameters.get("setting", "the setting")
-        return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
-    if card.effect_needs_spills and spill_bytes is not None and spill_bytes < SPILL_MARGIN:
-        spilled = spill_range(card)
-        return f"measured where the kernel without it spilled registers ({spilled}); this one spills {spill_bytes}"
-    return None
-
-
-def spill_range(card: Card) -> str:
-    spilled = sorted(e.spill_bytes for e in card.evidence if e.spill_bytes)
-    return f"{spilled[0]}–{spilled[-1]} bytes" if spilled else "bytes unknown"
 
 
 def expected_effect(
     card: Card, params: dict | None = None, spill_bytes: int | None = None, facts: Situation | None = None
 ) -> str:
     """The card's prediction in words (argus.skills.predict): its effect where it was measured, or why none."""
-    from argus.skills.predict import predict
-
     return predict(card, facts, params, spill_bytes).why
-
-
-def situation_spills(spill_bytes: int) -> str:
-    return "spills" if spill_bytes >= SPILL_MARGIN else "none"
-
-
-def kernel_situation(doc: Document, kernel: str) -> Situation | None:
-    """The situation of a kernel's own site, without a compile (argus.skills.situation)."""
-    try:
-        sites = site_contexts(doc, kernel)
-    except Exception:  # a context it cannot compute (an unusual launch) leaves the prediction unsituated
-        return None
-    return situation(sites[0]) if sites else None
 
 
 def kind_of(card: Card) -> str:

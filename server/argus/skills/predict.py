@@ -19,7 +19,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from argus.skills.cards import Card
+from argus.skills.cards import SPILL_MARGIN, Card
 from argus.skills.situation import (
     CONDITIONS,
     HURTS,
@@ -30,6 +30,7 @@ from argus.skills.situation import (
     agrees,
     describe,
     lineage_median,
+    measurements,
     outside,
 )
 
@@ -54,19 +55,9 @@ class Prediction:
         }
 
 
-def measurements(card: Card) -> list[Measurement]:
-    return [
-        Measurement(e.lineage, e.candidate, e.slowdown, e.facts or {})
-        for e in card.evidence
-        if e.profiled and e.slowdown
-    ]
-
-
 def predict(
     card: Card, facts: Situation | None = None, params: dict | None = None, spill_bytes: int | None = None
 ) -> Prediction:
-    from argus.skills.matcher import beyond_evidence  # the matcher shows predictions: it imports this module
-
     if card.effect_status == "needed for correctness":
         return Prediction(
             None, False, "needed for correctness: without it the kernel computed wrong values on the GPU (no time "
@@ -77,7 +68,7 @@ def predict(
     beyond = beyond_evidence(card, params, spill_bytes)
     if beyond is not None:
         return Prediction(None, False, f"effect not measured here: {beyond}")
-    measured = measurements(card)
+    measured = measurements(card.evidence)
     if not card.scope or facts is None or not any(m.facts for m in measured):
         return everywhere(card)
     away = outside(facts, card.scope)
@@ -102,6 +93,33 @@ def predict(
     plural = "s" if lineages > 1 else ""
     why = f"{effect:.2f}× on {describe(common(match))} ({len(match)} measured, {lineages} lineage{plural})"
     return Prediction(effect, True, why, hurts, len(match), lineages)
+
+
+def number(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def beyond_evidence(card: Card, params: dict | None, spill_bytes: int | None = None) -> str | None:
+    """Why the card's measured effect does not speak for this application: it moves a setting past the value
+    the expert had, and every measurement of the card comes from walking back down from that value; or every
+    measurement came where the kernel without the skill spilled registers, and this one (`spill_bytes`, from
+    its last GPU-target compile, when known) spills none."""
+    expert, to = number(card.parameters.get("expert_value")), number((params or {}).get("to"))
+    if expert is not None and to is not None and to > expert:
+        setting = card.parameters.get("setting", "the setting")
+        return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
+    if card.effect_needs_spills and spill_bytes is not None and spill_bytes < SPILL_MARGIN:
+        spilled = spill_range(card)
+        return f"measured where the kernel without it spilled registers ({spilled}); this one spills {spill_bytes}"
+    return None
+
+
+def spill_range(card: Card) -> str:
+    spilled = sorted(e.spill_bytes for e in card.evidence if e.spill_bytes)
+    return f"{spilled[0]}–{spilled[-1]} bytes" if spilled else "bytes unknown"
 
 
 def common(items: list[Measurement]) -> Situation:

@@ -23,8 +23,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from argus.skills.cards import SPILL_MARGIN, Value
-from argus.skills.context import SiteContext
+from argus.skills.cards import SPILL_MARGIN, Evidence, Value
+from argus.skills.context import SiteContext, site_contexts
+from argus.skills.document import Document
 
 Situation = dict[str, Value | None]
 
@@ -57,13 +58,34 @@ def situation(site: SiteContext | None, spill_bytes: int | None = None) -> Situa
         "k_major": both(site.a_k_major, site.b_k_major) if site.dot_line is not None else None,
         "trans": both(site.a_trans, site.b_trans) if site.dot_line is not None else None,
         "bound": site.bound,
-        "spills": None if spilled is None else ("spills" if spilled >= SPILL_MARGIN else "none"),
+        "spills": None if spilled is None else spill_fact(spilled),
         "rows": None
         if site.row_wider_than_tile is None
         else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
         "num_warps": site.num_warps,
         "num_stages": site.num_stages,
     }
+
+
+def spill_fact(spill_bytes: int) -> str:
+    return "spills" if spill_bytes >= SPILL_MARGIN else "none"
+
+
+def with_spills(facts: Situation | None, spill_bytes: int | None) -> Situation | None:
+    """The situation with the spills of a compile put in where it does not know them (a situation computed
+    without a compile, and the spills of the state's last gate run)."""
+    if facts is None or spill_bytes is None or facts.get("spills") is not None:
+        return facts
+    return facts | {"spills": spill_fact(spill_bytes)}
+
+
+def kernel_situation(doc: Document, kernel: str) -> Situation | None:
+    """The situation of a kernel's own site, without a compile."""
+    try:
+        sites = site_contexts(doc, kernel)
+    except Exception:  # a context it cannot compute (an unusual launch) leaves the prediction unsituated
+        return None
+    return situation(sites[0]) if sites else None
 
 
 def operands(site: SiteContext) -> str | None:
@@ -119,6 +141,13 @@ class Measurement:
     candidate: str
     speedup: float
     facts: Situation
+
+
+def measurements(evidence: list[Evidence]) -> list[Measurement]:
+    """The profiled evidence with a speedup; one whose record has no context has an empty situation."""
+    return [
+        Measurement(e.lineage, e.candidate, e.slowdown, e.facts or {}) for e in evidence if e.profiled and e.slowdown
+    ]
 
 
 def lineage_median(items: list[Measurement]) -> float:
