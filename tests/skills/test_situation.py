@@ -82,6 +82,17 @@ def test_a_fact_that_splits_gains_from_losses_is_a_condition_of_benefit():
     assert sorted(warps.evidence) == ["gemm#s3.c1", "grouped#s3.c1"]
 
 
+def test_a_split_another_fact_explains_better_is_a_confound_not_a_condition():
+    """The f16 measurements mix gains at 8 warps with losses at 4: their median hurts, but warps say it all."""
+    tf32 = {**F16, "operands": "f32 tf32"}
+    mixed = card(
+        "tile_size.BM.dot",
+        [item("gemm", "s1.c3", 1.3, F16 | {"num_warps": 8}), item("gemm", "s3.c1", 0.31, F16 | {"num_warps": 4}),
+         item("grouped", "s3.c1", 0.3, F16 | {"num_warps": 4}), item("tf32", "s1.c3", 1.4, tf32 | {"num_warps": 8})],
+    )  # fmt: skip
+    assert [c.fact for c in mixed.conditions] == ["num_warps"]
+
+
 def test_noise_is_no_condition():
     flat = card(
         "exp2.dot", [item("a", "c1", 1.005, F16 | {"num_warps": 8}), item("b", "c1", 0.995, F16 | {"num_warps": 4})]
