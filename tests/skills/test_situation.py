@@ -181,3 +181,15 @@ def test_an_fp32_kernel_with_a_transposed_operand_gets_no_fp16_effect_for_bk_or_
             assert predicted.why.startswith(("not measured for", "effect not measured")), predicted.why
         else:  # a number only from measurements on exact-fp32 dots
             assert "on f32 ieee dots" in predicted.why and "f16" not in predicted.why, predicted.why
+
+
+def test_the_precision_card_offers_tensor_cores_to_a_dot_with_no_precision_written():
+    """The lineages measured ieee → tf32x3 on a tune constant PREC; a user's exact-fp32 dot names no precision.
+    The constant's name is not the skill, so the one precision card reaches the literal form too."""
+    doc = Document.parse(EXACT_LINEAR)
+    lines = EXACT_LINEAR.strip("\n").splitlines()  # as the document numbers them: the kernel on its line 1
+    assert doc.kernels()[0].span.line == 1
+    line = next(i for i, text in enumerate(lines, 1) if "acc = dot(" in text)
+    (found,) = [m for m in match(doc, line, load_cards()) if m.card.id == "precision.dot"]
+    assert found.applicable and found.application.params["to"] == "tf32x3"
+    assert 'dot(a, trans(w), acc, input_precision="tf32x3")' in found.application.result(doc.text)

@@ -5,8 +5,9 @@ the GPU's gate failed (f16 accumulation is close enough at K = 96, wrong at K = 
 site, and a risk that says the skill is load-bearing there.
 
 One card per transform and what distinguishes its uses: the setting it changes (tile BM and BK are different
-skills) and the kind of kernel (`dot`: a loop feeds a dot; `row`: one row per program), since the same knob
-means something else in a GEMM and in a softmax.
+skills; a precision constant's name is not, so one precision card covers PREC and a literal) and the kind of
+kernel (`dot`: a loop feeds a dot; `row`: one row per program), since the same knob means something else in a
+GEMM and in a softmax.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ UNMEASURED = "not measured: the lineages behind this card ran on the CPU (compil
 
 
 def card_key(lineage: Lineage, candidate: Candidate, kind: str) -> str:
-    setting = candidate.params.get("setting")
+    setting = candidate.params.get("setting") if TRANSFORMS[candidate.transform].setting_is_skill else None
     parts = [candidate.transform] + ([str(setting)] if setting and setting != candidate.transform else []) + [kind]
     return ".".join(parts)
 
@@ -143,6 +144,8 @@ def card(card_id: str, entry: dict) -> Card:
     transform = TRANSFORMS[entry["transform"]]
     params = {}
     for name, values in entry["params"].items():
+        if name == "setting" and not transform.setting_is_skill:
+            continue
         if name in ("setting", "name", "acc"):
             params[name] = sorted(values, key=str)[0]
         elif name == "from":

@@ -64,6 +64,9 @@ class Transform:
     intent: str = ""
     anchor: str = ""  # the code shape it applies to, in words
     preconditions: tuple[str, ...] = field(default=())  # names, in the order they are checked
+    # Whether the name of the setting a use changes makes it another skill: BM and BK of tile_size do different
+    # things; the precision constant PREC is a name a kernel chose, and the skill is the same on a literal.
+    setting_is_skill: bool = True
 
     def forward(self, doc: Document, params: dict[str, Param] | None = None, where=None) -> list[Application]:
         """Every forward site; `where(kernel, app)`, when given, picks sites before the (costly) re-check."""

@@ -94,6 +94,7 @@ class Precision(Transform):
         "tile constant PREC"
     )
     preconditions: tuple[str, ...] = ("f32_operands", "keeps_accuracy", "still_checks")
+    setting_is_skill: bool = False  # one card for `input_precision="ieee"`, none, and PREC of a tune list
 
     def restoring(self, inverse: Application) -> dict:
         params = {k: v for k, v in inverse.params.items() if k not in ("from", "to")}
