@@ -418,10 +418,15 @@ def load_old_cards(folder: Path = OLD_CARDS) -> dict:
 def figures(folders: list[Path], budgets=BUDGETS, old_cards: Path = OLD_CARDS) -> str:
     runs = load_runs(folders)
     old = load_old_cards(old_cards)
+    given = max((run.budget for by_name in runs.values() for run in by_name.values()), default=0)
+    unrun = [b for b in budgets if b > given]  # a B no run was given would repeat the largest one's figures
+    budgets = tuple(b for b in budgets if b <= given) or budgets
     text = [figures_table(compute(runs, budgets, old)), "", kernels_table(runs, budgets)]
     short = short_runs(runs, max(budgets))
     if short:
         text += ["", f"Under {max(budgets)} gate runs: {', '.join(short)}"]
+    if unrun:
+        text += ["", f"Not run: B = {', '.join(map(str, unrun))} (the runs were given at most {given} gate runs)"]
     return "\n".join(text)
 
 

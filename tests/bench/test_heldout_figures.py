@@ -134,6 +134,14 @@ def test_figures_prints_both_tables_and_old_subcommands_still_read_the_folder(tm
     assert "| a | 1.0000 | 2.000 | 0.5000 | 2.00× |" in capsys.readouterr().out
 
 
+def test_a_budget_no_run_was_given_is_said_not_run_instead_of_repeating_the_largest(tmp_path, capsys):
+    write_run(tmp_path, "heldout2", "a", "search", 1.0, [step(1.0, 0.5, kept=True, effect=1.3)], budget=4)
+    assert heldout.main(["figures", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "| heldout2 | new | 4 |" in text and "| heldout2 | new | 8 |" not in text
+    assert "Not run: B = 8 (the runs were given at most 4 gate runs)" in text
+
+
 def test_the_cards_before_issue_15_load_with_todays_model():
     from argus.skills.library import load_cards
 
