@@ -7,7 +7,7 @@ from __future__ import annotations
 from agent_fakes import SOFTMAX
 
 from argus.agent.plan import State
-from argus.agent.search import EXPLORE, GAINS, LOSSES, SearchPlanner, prior, rank, scored
+from argus.agent.search import EXPLORE, GAINS, LOSSES, NOISE, Context, SearchPlanner, prior, rank, scored
 from argus.agent.sites import Site, applicable_sites
 from argus.dsl.check import check_source
 from argus.dsl.spans import Span
@@ -57,6 +57,19 @@ def test_gains_then_exploration_then_losses():
     # an exploration slot puts the unmeasured situation first, never the loss
     assert [s.card.id for s in rank(sites, explore=True)] == [unmeasured.id, gain.id, loss.id]
     assert scored(sites[1])[1] == prior(unmeasured) == 1.1  # 1.2 elsewhere, shrunk halfway to 1
+
+
+def test_a_card_whose_gains_needed_spills_is_not_explored_at_a_kernel_that_spills_none():
+    """num_warps.dot's gains all came where 4 warps spilled; on an unmeasured exact-fp32 dot it is no prior."""
+    warps, tile = library_card("num_warps.dot"), library_card("tile_size.BK.dot")
+    assert warps.effect_needs_spills and not tile.effect_needs_spills
+    ieee = F16 | {"operands": "f32 ieee", "spills": None}
+    sites = [Site(card, line, card.id, facts=ieee) for line, card in enumerate((warps, tile))]
+    no_spills, unknown = Context(spill_bytes=0), Context()
+    assert [scored(s, no_spills)[0] for s in sites] == [NOISE, EXPLORE]
+    assert scored(sites[0], no_spills)[1] == 1.0
+    assert [s.card.id for s in rank(sites, no_spills, explore=True)] == [tile.id, warps.id]
+    assert scored(sites[0], unknown)[0] == EXPLORE  # no compile yet: spills unknown, explored as before
 
 
 def test_a_card_that_lost_everywhere_gets_no_exploration_credit():

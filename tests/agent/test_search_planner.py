@@ -8,8 +8,8 @@ from agent_fakes import SOFTMAX, FakeGate, unmeasured_cards
 from argus.agent.loop import refine
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.search import Context, SearchPlanner, score
-from argus.agent.sites import predicted_effect
+from argus.agent.search import NOISE, Context, SearchPlanner, score, scored
+from argus.agent.sites import applicable_sites, predicted_effect
 from argus.skills.apply import digest, plan
 from argus.skills.cards import Effect
 from argus.skills.library import load_cards
@@ -94,10 +94,11 @@ def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kerne
 
     for spills in (1024, None):  # spills, or not known: the card's 1.3×
         assert first(spills).skill == "num_warps.row" and first(spills).prediction["effect"] == 1.3
-    # spills none: no number; it is only explored (its prior beats the unmeasured cards' 1.0), and says so
-    quiet = first(0)
-    assert quiet.prediction["effect"] is None and not quiet.prediction["covered"]
-    assert "exploring" in quiet.rationale and "spill" in quiet.prediction["why"]
+    # spills none: no number, and no exploration either (its gains needed spills): the unmeasured cards go first
+    assert first(0).skill != "num_warps.row"
+    (site,) = [s for s in applicable_sites(SOFTMAX, "softmax", cards) if s.card.id == "num_warps.row"]
+    tier, value, predicted = scored(site, Context(spill_bytes=0))
+    assert (tier, value, predicted.effect) == (NOISE, 1.0, None) and "spill" in predicted.why
 
 
 def test_backs_up_to_the_next_best_kept_state_when_the_best_is_exhausted():

@@ -12,7 +12,9 @@ falls in one of four tiers, proposed in this order:
    facts) has no prediction; it is ranked by a prior, the median of its measurements anywhere shrunk halfway
    to 1 (EXPLORE_SHRINK), and gets every EXPLORE_EVERY-th proposal even while predicted gains remain (a budget
    share of 1 in 4), so unmeasured situations are measured deliberately but never crowd out what the evidence
-   says;
+   says. A card whose every gain came where the kernel spilled registers is not unmeasured at a kernel that
+   spills none: the mechanism is absent, and it falls to noise (on 2026-12-01's held-out run `num_warps.dot`
+   led the exploration there at a prior of 1.54× and measured 0.54×);
 3. **predicted noise**: covered, predicted between HURTS and GAIN;
 4. **predicted losses**: the evidence says the skill makes this kernel slower (a hurting condition of
    benefit, or a median loss in the matching situation). Never proposed while anything else is left.
@@ -38,7 +40,7 @@ from argus.agent.sites import Site, applicable_sites, prediction, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
-from argus.skills.predict import Prediction
+from argus.skills.predict import Prediction, without_its_spills
 from argus.skills.situation import HURTS
 
 # How many observations weigh as much as the card's prediction: with n rewards observed here, the score is
@@ -79,6 +81,8 @@ def scored(site: Site, context: Context = Context()) -> tuple[int, float, Predic
         return (GAINS if measured >= GAIN else NOISE if measured > HURTS else LOSSES), measured, predicted
     effect = prior(card) if predicted.effect is None else predicted.effect
     if card.id not in context.stats:
+        if predicted.effect is None and without_its_spills(card, context.spill_bytes):
+            return NOISE, 1.0, predicted  # not unmeasured: measured, and its gains needed what is absent here
         if predicted.effect is None:
             return EXPLORE, effect, predicted
         if predicted.hurts is not None:

@@ -111,10 +111,16 @@ def beyond_evidence(card: Card, params: dict | None, spill_bytes: int | None = N
     if expert is not None and to is not None and to > expert:
         setting = card.parameters.get("setting", "the setting")
         return f"measured up to {setting} = {card.parameters['expert_value']}, this goes to {params['to']}"
-    if card.effect_needs_spills and spill_bytes is not None and spill_bytes < SPILL_MARGIN:
+    if without_its_spills(card, spill_bytes):
         spilled = spill_range(card)
         return f"measured where the kernel without it spilled registers ({spilled}); this one spills {spill_bytes}"
     return None
+
+
+def without_its_spills(card: Card, spill_bytes: int | None) -> bool:
+    """Every measurement of the card came where the kernel spilled registers, and this one is known to spill
+    none: the mechanism its gains came from is absent."""
+    return card.effect_needs_spills and spill_bytes is not None and spill_bytes < SPILL_MARGIN
 
 
 def spill_range(card: Card) -> str:
