@@ -89,7 +89,11 @@ def register(server: ArgusServer) -> None:
             await asyncio.shield(run.task)
         except asyncio.CancelledError:
             if not run.task.cancelled():
-                raise  # this handler itself was cancelled, not the run
+                # This request was cancelled ($/cancelRequest), and its run with it (request_work). Answer once
+                # the run has stopped, so that what the client asks next (the code lens) sees it stopped: under
+                # load the error answer once overtook the run's cleanup and the lens still said "running".
+                await asyncio.wait({run.task}, timeout=10)
+                raise
         finally:
             if request is not None:
                 server.request_work.pop(request, None)
