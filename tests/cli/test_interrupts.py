@@ -33,10 +33,16 @@ class Lines:
         return self.lines
 
 
+def as_from_a_terminal() -> None:
+    """SIGINT as a terminal leaves it. A suite started in the background (`cmd &` without job control) inherits
+    SIGINT ignored, which argus rightly keeps (as nohup means it), and these tests would see no Ctrl-C at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [*ARGUS, *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE, text=True, preexec_fn=as_from_a_terminal,
     )  # fmt: skip
 
 
