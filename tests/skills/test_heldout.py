@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from heldout_sets import assert_checks_and_verifies_clean, kernel_names
 
-from argus.dsl.check import check_source
 from argus.skills.document import Document
 from argus.skills.library import LINEAGES, load_cards
 from argus.skills.matcher import match
-from argus.verify import verify_check
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT = ROOT / "skills" / "heldout"
@@ -31,10 +30,6 @@ EXPECTED = {
     "stencil2d": {"exp2.row", "num_warps.row"},
 }
 PATHS = [HELDOUT / f"{name}.argus" for name in EXPECTED]
-
-
-def kernel_names(text: str) -> list[str]:
-    return [k.name for k in check_source(text).module.kernels]
 
 
 def applicable_skills(text: str) -> set[str]:
@@ -53,13 +48,7 @@ def test_the_folder_holds_exactly_the_listed_kernels():
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_heldout_kernel_checks_and_verifies_with_no_diagnostic(path):
-    text = path.read_text(encoding="utf-8")
-    checked = check_source(text)
-    assert [d.text_line(path.name) for d in checked.diagnostics] == []
-    assert kernel_names(text) == [path.stem]
-    result = verify_check(checked)
-    assert [d.text_line(path.name) for d in result.diagnostics] == []
-    assert result.stats.obligations == result.stats.proved > 0
+    assert_checks_and_verifies_clean(path)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)

@@ -12,15 +12,16 @@ changes, and the held-out check measures them, not the other way round.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
-
-from argus.dsl.ast import PythonBlock, Sizes
-from argus.dsl.check import check_source
-from argus.skills.library import LIBRARY, LINEAGES
-from argus.verify import verify_check
+from heldout_sets import (
+    assert_checks_and_verifies_clean,
+    assert_held_out,
+    assert_readme_lists,
+    assert_reference_and_small_and_large_sizes,
+    assert_unchanged_since_registered,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HELDOUT2 = ROOT / "skills" / "heldout2"
@@ -42,19 +43,6 @@ REGISTERED = {
 PATHS = [HELDOUT2 / f"{name}.argus" for name in REGISTERED]
 
 
-def kernel_names(text: str) -> list[str]:
-    return [k.name for k in check_source(text).module.kernels]
-
-
-def read_sums() -> dict[str, str]:
-    sums = {}
-    for line in (HELDOUT2 / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            digest, name = line.split()
-            sums[name] = digest
-    return sums
-
-
 def test_the_folder_holds_exactly_the_registered_kernels():
     assert sorted(p.stem for p in HELDOUT2.glob("*.argus")) == sorted(REGISTERED)
 
@@ -68,53 +56,22 @@ def test_the_set_covers_both_dtypes_both_shape_classes_and_transposed_operands()
 
 
 def test_the_kernels_are_unchanged_since_they_were_registered():
-    sums = read_sums()
-    assert sorted(sums) == sorted(p.name for p in PATHS)
-    for path in PATHS:
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        assert digest == sums[path.name], f"{path.name} changed after it was registered: never tune on skills/heldout2"
+    assert_unchanged_since_registered(HELDOUT2, PATHS)
 
 
 def test_the_readme_lists_every_kernel():
-    readme = (HELDOUT2 / "README.md").read_text(encoding="utf-8")
-    for name in REGISTERED:
-        assert f"`{name}.argus`" in readme, name
+    assert_readme_lists(HELDOUT2, REGISTERED)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_heldout2_kernel_checks_and_verifies_with_no_diagnostic(path):
-    text = path.read_text(encoding="utf-8")
-    checked = check_source(text)
-    assert [d.text_line(path.name) for d in checked.diagnostics] == []
-    assert kernel_names(text) == [path.stem]
-    result = verify_check(checked)
-    assert [d.text_line(path.name) for d in result.diagnostics] == []
-    assert result.stats.obligations == result.stats.proved > 0
+    assert_checks_and_verifies_clean(path)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
 def test_heldout2_kernel_has_a_reference_and_small_and_large_sizes(path):
-    items = check_source(path.read_text(encoding="utf-8")).module.items
-    assert [b.kind for b in items if isinstance(b, PythonBlock) and b.kind == "reference"] == ["reference"]
-    (sizes,) = [s for s in items if isinstance(s, Sizes)]
-    assert {"small", "large"} <= {s.name for s in sizes.sets}
+    assert_reference_and_small_and_large_sizes(path)
 
 
 def test_no_heldout2_kernel_is_an_expert_an_example_or_in_a_lineage_or_a_card():
-    others = [p for folder in OTHERS for p in sorted(folder.rglob("*.argus"))]
-    assert others, "no expert, held-out or example kernels found"
-    other_files = {p.stem for p in others}
-    other_kernels = {name for p in others for name in kernel_names(p.read_text(encoding="utf-8"))}
-    heldout2_kernels = {name for p in PATHS for name in kernel_names(p.read_text(encoding="utf-8"))}
-    assert not set(REGISTERED) & other_files
-    assert not heldout2_kernels & other_kernels
-    records = sorted(LINEAGES.glob("*.json"))
-    cards = sorted(LIBRARY.glob("*.yaml"))
-    assert records, "no lineage records found"
-    assert cards, "no skill cards found"
-    for record in records + cards:
-        raw = record.read_text(encoding="utf-8")
-        assert "heldout2" not in raw, f"{record.name} references skills/heldout2"
-        for name in heldout2_kernels:
-            assert f"kernel {name}(" not in raw, f"{record.name} holds the held-out kernel {name}"
-            assert f'"kernel": "{name}"' not in raw, f"{record.name} is a lineage of {name}"
+    assert_held_out(HELDOUT2, PATHS, OTHERS)
