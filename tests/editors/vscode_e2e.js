@@ -144,41 +144,41 @@ function lineOf(text, needle) {
   return index + 1;
 }
 
-// Ctrl+. opens the light-bulb menu (quick fixes and refactorings). On a loaded 2-core machine a press right after
-// the Go to Line box closes was once lost (type-error: the light bulb was drawn, the menu did not open in 60 s),
-// so a press that opened nothing in 15 s is repeated, within the usual wait.
-// Hovering the squiggle shows its diagnostic. On the loaded 2-core CI machine a hover once never opened in 60 s
-// (invariant-bug, 2026-12-01: the squiggle and the Problems row were there), so a hover that opened nothing in
-// 10 s is tried again: the mouse leaves the editor and comes back in steps, each a mousemove event for Monaco.
-async function hoverOver(page, box, text) {
-  const hover = page.locator('.monaco-hover:visible', { hasText: text });
+// Does `act` (a key press, a mouse move) until `locator` shows, each try waiting up to `tryMs`, within the usual
+// wait. On the loaded 2-core machine one act was sometimes lost: a Ctrl+. right after the Go to Line box closed
+// (type-error: the light bulb was drawn, the menu did not open in 60 s), and a hover over a squiggle
+// (invariant-bug, 2026-12-01: the squiggle and its Problems row were there, no hover in 60 s).
+async function actUntilShown(locator, act, tryMs, again) {
   const deadline = Date.now() + WAIT;
   for (let attempt = 1; ; attempt++) {
-    await page.mouse.move(5, 5);
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+    await act();
     try {
-      await hover.first().waitFor({ timeout: Math.max(1000, Math.min(10000, deadline - Date.now())) });
-      return hover;
+      await locator.waitFor({ timeout: Math.max(1000, Math.min(tryMs, deadline - Date.now())) });
+      return;
     } catch (e) {
       if (Date.now() >= deadline) throw e;
-      log(`no hover with "${text}" in 10 s (try ${attempt}); moving the mouse onto the squiggle again`);
+      log(`${again} (try ${attempt})`);
     }
   }
 }
 
+// The hover over the squiggle in `box`: each try, the mouse leaves the editor and comes back in steps, each a
+// mousemove event for Monaco.
+async function hoverOver(page, box, text) {
+  const hover = page.locator('.monaco-hover:visible', { hasText: text });
+  const moveOnto = async () => {
+    await page.mouse.move(5, 5);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+  };
+  await actUntilShown(hover.first(), moveOnto, 10000, `no hover with "${text}" in 10 s; moving onto it again`);
+  return hover;
+}
+
+// Ctrl+. opens the light-bulb menu (quick fixes and refactorings); the row titled `title` in it.
 async function actionMenuItem(page, title) {
   const widget = page.locator('.action-widget:visible');
-  const deadline = Date.now() + WAIT;
-  for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('Control+.');
-    try {
-      await widget.waitFor({ timeout: Math.max(1000, Math.min(15000, deadline - Date.now())) });
-      break;
-    } catch (e) {
-      if (Date.now() >= deadline) throw e;
-      log(`Ctrl+. opened no menu in 15 s (press ${attempt}); pressing it again`);
-    }
-  }
+  const press = () => page.keyboard.press('Control+.');
+  await actUntilShown(widget, press, 15000, 'Ctrl+. opened no menu in 15 s; pressing it again');
   return widget.locator('.monaco-list-row', { hasText: title }).first();
 }
 
