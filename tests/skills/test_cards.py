@@ -14,6 +14,7 @@ from argus.skills.extract import extract
 from argus.skills.library import LIBRARY, LINEAGES, load_cards, load_lineages, save_cards
 from argus.skills.lineage.record import Candidate, Lineage, PreconditionCheck, Step
 from argus.skills.preconditions import PRECONDITIONS
+from argus.skills.predict import predict
 
 DOC = (ROOT / "docs" / "skills.md").read_text(encoding="utf-8")
 
@@ -104,10 +105,19 @@ def test_a_card_whose_every_measurement_came_from_a_spilling_kernel_says_so():
     assert not card_with(48).effect_needs_spills
 
 
-def test_more_warps_on_a_dot_was_measured_only_where_fewer_warps_spilled():
+def test_more_warps_on_a_dot_gained_without_spills_only_on_exact_fp32():
+    """The exact-fp32 GEMM lineage (2026-12-02) gained from 8 warps at 4 warps' 232 bytes of spills (the FMA path
+    wants threads), and attention at D = 64 lost from them without spills: so the card no longer needs spills,
+    and its predictions at non-spilling sites follow the operands."""
     (warps,) = [c for c in load_cards() if c.id == "num_warps.dot"]
-    assert warps.effect_needs_spills
-    assert all(e.spill_bytes >= 1024 for e in warps.evidence if e.profiled)
+    assert not warps.effect_needs_spills
+    unspilled = [e for e in warps.evidence if e.profiled and e.spill_bytes is not None and e.spill_bytes < 1024]
+    assert {e.lineage for e in unspilled} == {"fp32_gemm.gemm_exact", "attention64.attention64"}
+    site = {"k_major": "A and B", "trans": "B", "bound": "compute", "spills": "none", "num_warps": 4}
+    f16 = predict(warps, {**site, "operands": "f16", "num_stages": 3}, {"to": 8}, 0)
+    assert f16.covered and f16.hurts is not None and f16.effect < 1.0
+    exact = {**site, "operands": "f32 ieee", "k_major": "A", "trans": "neither", "num_stages": 2}
+    assert predict(warps, exact, {"to": 8}, 0).effect > 2.0
 
 
 def test_cards_round_trip_through_yaml(softmax_cards, tmp_path):

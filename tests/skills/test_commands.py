@@ -145,10 +145,14 @@ def test_a_measured_effect_is_not_claimed_past_the_setting_it_was_measured_at():
 
 def test_a_spill_bound_effect_is_claimed_only_where_the_kernel_spills():
     from argus.agent.sites import predicted_effect
+    from argus.skills.cards import SPILL_MARGIN
     from argus.skills.library import load_cards
     from argus.skills.matcher import expected_effect
 
+    # num_warps.dot as it was before the exact-fp32 lineage: its measurements where 4 warps spilled
     card = next(c for c in load_cards() if c.id == "num_warps.dot")
+    spilled = [e for e in card.evidence if e.spill_bytes and e.spill_bytes >= SPILL_MARGIN]
+    card = card.model_copy(update={"evidence": spilled, "effect_needs_spills": True})
     params = {"setting": "num_warps", "from": 4, "to": 8}
     assert expected_effect(card, params).endswith("where the kernel spills registers")
     assert "median" in expected_effect(card, params, spill_bytes=2048)
