@@ -31,6 +31,7 @@ OTHERS = [
     ROOT / "skills" / "experts",
     ROOT / "skills" / "heldout",
     ROOT / "skills" / "heldout2",
+    ROOT / "skills" / "heldout4",
     ROOT / "examples",
 ]
 
