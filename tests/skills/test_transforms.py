@@ -194,3 +194,59 @@ def test_dot_accumulation_keeps_the_dots_keywords_both_ways():
     assert 'acc = dot(a, b, acc, input_precision="ieee")' in after
     (inverse,) = TRANSFORMS["dot_accumulator"].inverse(Document.parse(after))
     assert inverse.result(after) == precise
+
+
+# NAIVE_GEMM as a user first writes it: no tune lists, no policy line (Triton's 4 warps and 3 stages)
+BARE_GEMM = NAIVE_GEMM.replace(
+    "    tile BM = 32 tune [32, 64], BN = 32 tune [32, 64], BK = 16 tune [16, 32]\n"
+    "    policy num_warps = 4 tune [4, 8], num_stages = 2 tune [2, 3], tma = 0 tune [0, 1]\n",
+    "    tile BM = 32, BN = 32, BK = 16\n",
+)
+
+
+def test_a_policy_the_kernel_leaves_to_the_compiler_is_written_out_with_its_new_value():
+    assert "policy" not in BARE_GEMM
+    warps = only(forward("num_warps", BARE_GEMM))
+    assert warps.applicable and warps.params == {"setting": "num_warps", "from": 4, "to": 8}
+    assert warps.title == "More warps: num_warps 4 (the default) → 8"
+    after = warps.result(BARE_GEMM)
+    assert "    tile BM = 32, BN = 32, BK = 16\n    policy num_warps = 8\n    grid (" in after
+    assert checks_clean(after)
+    # a second setting joins the policy line the first one wrote
+    stages = only(forward("pipelining", after))
+    assert stages.applicable and stages.params == {"setting": "num_stages", "from": 3, "to": 4}
+    assert "    policy num_warps = 8, num_stages = 4\n" in stages.result(after)
+    assert checks_clean(stages.result(after))
+    # a card's recorded value is where it goes
+    assert only(forward("num_warps", BARE_GEMM, to=16)).params["to"] == 16
+    # the walk backward moves only what a kernel sets: nothing to undo here
+    assert TRANSFORMS["num_warps"].inverse(Document.parse(BARE_GEMM)) == []
+    assert TRANSFORMS["pipelining"].inverse(Document.parse(BARE_GEMM)) == []
+
+
+def test_a_tile_constant_without_a_tune_list_doubles_where_every_use_of_it_is_masked():
+    found = {a.params["setting"]: a for a in forward("tile_size", BARE_GEMM)}
+    assert {name: (a.params["from"], a.params["to"]) for name, a in found.items()} == {
+        "BM": (32, 64),
+        "BN": (32, 64),
+        "BK": (16, 32),
+    }
+    for app in found.values():
+        assert app.applicable
+        assert checks_clean(app.result(BARE_GEMM))
+    assert TRANSFORMS["tile_size"].inverse(Document.parse(BARE_GEMM)) == []
+    # at the limit it stops
+    wide = BARE_GEMM.replace("BK = 16", "BK = 4096")
+    assert "BK" not in {a.params["setting"] for a in forward("tile_size", wide)}
+
+
+def test_a_tile_constant_that_indexes_unmasked_is_an_extent_not_a_tile_size():
+    # D is the whole feature axis (`arange(D)` unmasked), and this kernel's BM rows are unmasked as well
+    assert forward("tile_size", CAUSAL_ROWS) == []
+    unmasked_b = BARE_GEMM.replace("mask=(rk < K, rn < N), other=0)", "mask=rk < K, other=0)")
+    assert "BN" not in {a.params["setting"] for a in forward("tile_size", unmasked_b)}
+    # a run used through another name is still a use of it
+    through = BARE_GEMM.replace("rn = pn * BN + arange(BN)", "cn = arange(BN)\n    rn = pn * BN + cn").replace(
+        "mask=(rk < K, rn < N), other=0)", "mask=rk < K, other=0)"
+    )
+    assert "BN" not in {a.params["setting"] for a in forward("tile_size", through)}

@@ -3,6 +3,12 @@
 The inverse moves a setting to its plainest value the kernel's own `tune` list allows (so the rewritten
 kernel still checks: a tune list must contain the default, AR409); the forward moves it one step up (or to
 the value a skill card recorded, passed as `to`).
+
+A kernel as a user first writes it often sets nothing: no `policy` line (Triton's defaults, 4 warps and 3
+stages) and tile sizes without `tune` lists. The forward applies there too: a policy setting the kernel leaves
+to the compiler is written out with its new value, and a tile constant with no tune list doubles, where every
+load and store over a run of it is masked (so it is a tile size, not the extent of an axis such as a head
+dimension). The inverse, which the lineage walks use, still moves only what the kernel sets.
 """
 
 from __future__ import annotations
@@ -10,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from argus.dsl import ast
-from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib
+from argus.dsl.resources import DEFAULT_NUM_STAGES, DEFAULT_NUM_WARPS, SHARED_MEMORY_LIMIT, kib
 from argus.dsl.spans import Span
 from argus.skills.facts import KernelFacts, walk
 from argus.skills.provider import Edit
@@ -50,6 +56,7 @@ class SettingTransform(Transform):
     setting: str = ""
     decl: type = ast.PolicyDecl
     plain: int = 1
+    default: int | None = None  # what the compiler uses where the kernel does not set it; None: not a policy
 
     def up(self, value: int, setting: ast.Setting) -> int | None:
         return value + 1
@@ -63,6 +70,10 @@ class SettingTransform(Transform):
         node = setting_node(kernel, self.setting, self.decl)
         return [node] if node is not None else []
 
+    def forward_settings(self, kernel: ast.Kernel) -> list[ast.Setting]:
+        """The settings the forward may move: those the kernel sets (the inverse moves only these)."""
+        return self.settings(kernel)
+
     def restoring(self, inverse: Application) -> dict:
         return {"setting": inverse.params["setting"], "to": inverse.params["from"]}
 
@@ -71,7 +82,9 @@ class SettingTransform(Transform):
 
     def sites(self, doc, kernel, facts, params) -> list[Application]:
         found = []
-        for setting in self.settings(kernel):
+        if not self.settings(kernel) and self.default is not None:
+            found += self.unset_sites(kernel, facts, params)
+        for setting in self.forward_settings(kernel):
             if params.get("setting", setting.name) != setting.name:
                 continue
             old = literal(setting)
@@ -96,6 +109,20 @@ class SettingTransform(Transform):
             )
         return found
 
+    def unset_sites(self, kernel: ast.Kernel, facts: KernelFacts, params: dict) -> list[Application]:
+        """The policy setting the kernel leaves to the compiler, written out with its next value."""
+        if params.get("setting", self.setting) != self.setting:
+            return []
+        old = self.default
+        new = params.get("to") or self.up(old, None)
+        if new is None or new == old:
+            return []
+        edit, anchor = policy_insertion(kernel, f"{self.setting} = {new}")
+        title = f"{self.title}: {self.setting} {old} (the default) → {new}"
+        checks = self.extra_checks(facts, None, old, new)
+        params = {"setting": self.setting, "from": old, "to": new}
+        return [self.app("forward", kernel, anchor, title, params, [edit], checks)]
+
     def inverse_sites(self, doc, kernel, facts) -> list[Application]:
         found = []
         for setting in self.settings(kernel):
@@ -108,6 +135,23 @@ class SettingTransform(Transform):
             params = {"setting": setting.name, "from": old, "to": new}
             found.append(self.app("inverse", kernel, setting.span, title, params, [edit]))
         return found
+
+
+def policy_insertion(kernel: ast.Kernel, setting_text: str) -> tuple[Edit, Span]:
+    """The edit that adds `setting_text` to the kernel's `policy` line (a new line after its `tile` line, or
+    first in its body, where it has none) and the span to anchor the action at."""
+    policies = [stmt for stmt in kernel.body if isinstance(stmt, ast.PolicyDecl)]
+    if policies:
+        last = policies[0].settings[-1].span
+        return Edit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {setting_text}"), policies[
+            0
+        ].span
+    tiles = [stmt for stmt in kernel.body if isinstance(stmt, ast.TileDecl)]
+    first = kernel.body[0].span
+    line = tiles[0].span.end_line + 1 if tiles else first.line
+    indent = " " * first.col
+    anchor = tiles[0].span if tiles else first
+    return Edit(Span(line, 0, line, 0), f"{indent}policy {setting_text}\n"), anchor
 
 
 def loop_has_dot(facts: KernelFacts) -> Check:
@@ -128,7 +172,9 @@ class Pipelining(SettingTransform):
     name: str = "pipelining"
     title: str = "Software pipelining"
     intent: str = "keep the next stages' loads in flight while the tensor cores work on this one"
-    anchor: str = "`policy num_stages` of a kernel whose loop feeds loaded tiles to a dot"
+    anchor: str = (
+        "`policy num_stages` (Triton's 3 where the kernel sets none) of a kernel whose loop feeds loaded tiles to a dot"
+    )
     preconditions: tuple[str, ...] = (
         "loop_has_dot",
         "no_memory_carried_dependency",
@@ -137,6 +183,7 @@ class Pipelining(SettingTransform):
         "still_checks",
     )
     setting: str = "num_stages"
+    default: int | None = DEFAULT_NUM_STAGES
 
     def extra_checks(self, facts, setting, old, new) -> list[Check]:
         carried = sorted(facts.memory_carried)
@@ -156,10 +203,11 @@ class NumWarps(SettingTransform):
     name: str = "num_warps"
     title: str = "More warps"
     intent: str = "more warps per program: two warpgroups for a big wgmma tile, or more threads for a long row"
-    anchor: str = "`policy num_warps`"
+    anchor: str = "`policy num_warps` (Triton's 4 where the kernel sets none)"
     preconditions: tuple[str, ...] = ("in_tune_list", "still_checks")
     setting: str = "num_warps"
     plain: int = 4
+    default: int | None = DEFAULT_NUM_WARPS
 
     def up(self, value, setting):
         """The next valid num_warps (a power of two up to 32): 4 → 8, and a stray 6 → 8, never 12."""
@@ -171,10 +219,11 @@ class Tma(SettingTransform):
     name: str = "tma"
     title: str = "TMA descriptors"
     intent: str = "move the dot operand tiles with the copy engine (TMA) instead of per-thread loads"
-    anchor: str = "`policy tma` of a kernel whose loop loads tiles for a dot"
+    anchor: str = "`policy tma` (off where the kernel sets none) of a kernel whose loop loads tiles for a dot"
     preconditions: tuple[str, ...] = ("loop_has_dot", "loads_are_runs", "in_tune_list", "still_checks")
     setting: str = "tma"
     plain: int = 0
+    default: int | None = 0
 
     def up(self, value, setting):
         return 1 if value == 0 else None
@@ -235,7 +284,7 @@ class TileSize(SettingTransform):
     name: str = "tile_size"
     title: str = "Bigger tile"
     intent: str = "a bigger tile: each loaded byte feeds more FLOPs"
-    anchor: str = "a `tile` constant with a tune list that is a run length (`arange(B)`)"
+    anchor: str = "a `tile` constant that is a run length (`arange(B)`), with a tune list or masked wherever it indexes"
     preconditions: tuple[str, ...] = ("fits_shared_memory", "in_tune_list", "still_checks")
     decl: type = ast.TileDecl
 
@@ -247,12 +296,74 @@ class TileSize(SettingTransform):
                 found += [s for s in stmt.settings if s.name in lengths and s.tune is not None]
         return found
 
+    def forward_settings(self, kernel):
+        """Also the tile constants without a tune list that are run lengths masked wherever they index."""
+        lengths = set(runs(kernel).values())
+        free = []
+        for stmt in kernel.body:
+            if isinstance(stmt, ast.TileDecl):
+                free += [
+                    s
+                    for s in stmt.settings
+                    if s.tune is None
+                    and s.name in lengths
+                    and isinstance(literal(s), int)
+                    and masked_wherever_used(kernel, s.name)
+                ]
+        return self.settings(kernel) + free
+
     def up(self, value, setting):
+        if setting is not None and setting.tune is None:
+            return 2 * value if 2 * value <= FREE_TILE_LIMIT else None
         bigger = [v for v in tune_values(setting) if v > value]
         return min(bigger) if bigger else None
 
     def extra_checks(self, facts, setting, old, new) -> list[Check]:
         return [fits(facts, None, {setting.name: new})]
+
+
+# A tile constant the kernel gives no tune list doubles up to this: the largest block the lineages measured (a
+# 4096-wide row tile); past it the cards have nothing to say and Triton's 2^20-element block limit nears.
+FREE_TILE_LIMIT = 4096
+
+
+def tied_to(kernel: ast.Kernel, length: str) -> set[str]:
+    """Names whose value depends on `arange(length)`, directly or through other such names."""
+    assigns = [n for n in walk(kernel.body) if isinstance(n, ast.Assign)]
+    tied: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if any(t.id not in tied for t in node.targets) and depends(node.value, length, tied):
+                tied |= {t.id for t in node.targets}
+                changed = True
+    return tied
+
+
+def depends(expr, length: str, tied: set[str]) -> bool:
+    for node in walk(expr):
+        if isinstance(node, ast.Name) and node.id in tied:
+            return True
+        match node:
+            case ast.Call(func=ast.Name(id="arange"), args=[ast.Name(id=name), *_]) if name == length:
+                return True
+    return False
+
+
+def masked_wherever_used(kernel: ast.Kernel, length: str) -> bool:
+    """Every load and store that indexes with a run of `length` has a mask that names one: the constant is a
+    tile of an axis the kernel masks at its edge, so a bigger tile still reads and writes in bounds."""
+    tied = tied_to(kernel, length)
+    for call in (n for n in walk(kernel.body) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)):
+        if call.func.id not in ("load", "store") or not call.args or not isinstance(call.args[0], ast.Subscript):
+            continue
+        if not any(depends(index, length, tied) for index in call.args[0].indices):
+            continue
+        mask = next((k.value for k in call.keywords if k.name == "mask"), None)
+        if mask is None or not any(isinstance(n, ast.Name) and n.id in tied for n in walk(mask)):
+            return False
+    return True
 
 
 def point(line: int, col: int) -> Span:
@@ -267,7 +378,7 @@ class WarpSpecialize(Tma):
     name: str = "warp_specialize"
     title: str = "Warp specialization"
     intent: str = "split the loop's warps into producers (loads) and consumers (MMA), so both run at once"
-    anchor: str = "`policy warp_specialize` of a kernel whose loop feeds a dot"
+    anchor: str = "`policy warp_specialize` (off where the kernel sets none) of a kernel whose loop feeds a dot"
     preconditions: tuple[str, ...] = ("loop_has_dot", "in_tune_list", "still_checks")
     setting: str = "warp_specialize"
 
