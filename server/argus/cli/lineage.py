@@ -1,5 +1,7 @@
-"""`argus lineage EXPERT.argus [--kernel NAME] [--device cpu|cuda|bundle] [-o FILE]`: walk an expert kernel
-backward through gate-validated simplifications and write the record (docs/skills.md).
+"""`argus lineage EXPERT.argus [--kernel NAME] [--device cpu|cuda|bundle] [-o FILE] [--cluster ADDRESS]`: walk an
+expert kernel backward through gate-validated simplifications and write the record (docs/skills.md). A step's
+candidates are gated together on a cluster (argus.gate.cluster): a local one by default, a scheduler's address, or
+`serial`.
 
 `--device bundle` does not walk: it takes the CPU record (`--record`, by default skills/lineages/<id>.cpu.json)
 and writes, into the folder `-o`, a gate bundle for the expert and for every candidate that passed on the CPU,
@@ -38,7 +40,23 @@ def add_parser(subparsers) -> None:
         help="configurations each gate run compiles for sm_90, the declared one first (default 8, as the gate); 1 "
         "makes a CPU walk of a kernel with long tune lists several times faster",
     )  # fmt: skip
+    parser.add_argument(
+        "--cluster", default="local", metavar="ADDRESS",
+        help="where a step's gate runs go together: local (a dask cluster started here: a worker per GPU, and "
+        "--workers CPU workers; the default), a dask scheduler's address (tcp://host:8786), or serial (one after "
+        "another, no cluster); docs/gate.md",
+    )  # fmt: skip
+    parser.add_argument(
+        "--workers", type=non_negative_int, metavar="N",
+        help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
+    )  # fmt: skip
     parser.set_defaults(run=run)
+
+
+def non_negative_int(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a whole number of at least 0, not {text!r}")
+    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,17 +126,24 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     out = Path(args.output) if args.output else LINEAGES / f"{expert.stem}.{kernel}{suffix}"
     if not can_write("lineage", out):  # asked before a walk of many gate runs, not after it
         return 2
-    gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout, args.compile_configs)
-    record = walk_lineage(
-        expert,
-        kernel,
-        gate,
-        device="cuda" if gpu else "cpu",
-        profiled=gpu,
-        max_steps=args.max_steps,
-        progress=Progress(),
-        relative_to=Path.cwd() if expert.resolve().is_relative_to(Path.cwd()) else None,
-    )
+    from argus.gate.cluster import ClusterError, open_executor
+
+    try:
+        with open_executor(args.cluster, workers=args.workers, device=args.device) as executor:
+            gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout, args.compile_configs, executor)
+            record = walk_lineage(
+                expert,
+                kernel,
+                gate,
+                device="cuda" if gpu else "cpu",
+                profiled=gpu,
+                max_steps=args.max_steps,
+                progress=Progress(),
+                relative_to=Path.cwd() if expert.resolve().is_relative_to(Path.cwd()) else None,
+            )
+    except ClusterError as problem:
+        print(f"argus lineage: {problem}", file=sys.stderr)
+        return 1
     if gpu and record.baseline is not None:
         record.device = record.baseline.device
     if not write_output("lineage", out, record.model_dump_json(indent=1) + "\n"):

@@ -147,11 +147,13 @@ def run_bundle(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
+    die_with_parent: bool = False,
     **runner_options,
 ) -> list[GateResult]:
-    """Run a bundle's run.py (write_bundle's) as a killable child; one result per kernel (all when none named)."""
+    """Run a bundle's run.py (write_bundle's) as a killable child; one result per kernel (all when none named).
+    `die_with_parent`: the runner ends when this process dies, even by SIGKILL (a cluster worker's runs)."""
     run = BundleRun(run_py, kernels, device, stages, timeout_s, runner_options)
-    return run.results(run_blocking(run.run_py, run.argv, run.limit_s, on_progress))
+    return run.results(run_blocking(run.run_py, run.argv, run.limit_s, on_progress, die_with_parent))
 
 
 async def run_bundle_async(

@@ -35,10 +35,17 @@ def runner_command(run_py: Path, argv: Sequence[str]) -> list[str]:
     return [sys.executable, str(run_py), *argv]
 
 
-def child_environment() -> dict[str, str]:
+# The runner's variable (runner/run.py's PARENT_PID): with it, the runner dies when the process that started it does.
+PARENT_PID = "ARGUS_GATE_PARENT_PID"
+
+
+def child_environment(die_with_parent: bool = False) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TRITON_INTERPRET", None)  # the runner sets it for the stages that need it, and only those
+    env.pop(PARENT_PID, None)
     env["PYTHONUNBUFFERED"] = "1"
+    if die_with_parent:  # a cluster worker that is killed must not leave its runner holding the GPU
+        env[PARENT_PID] = str(os.getpid())
     return env
 
 
@@ -57,11 +64,13 @@ def _kill_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-def run_blocking(run_py: Path, argv: Sequence[str], limit_s: float, on_progress: Progress = None) -> Finished:
+def run_blocking(
+    run_py: Path, argv: Sequence[str], limit_s: float, on_progress: Progress = None, die_with_parent: bool = False
+) -> Finished:
     process = subprocess.Popen(
         runner_command(run_py, argv),
         cwd=run_py.parent,
-        env=child_environment(),
+        env=child_environment(die_with_parent),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

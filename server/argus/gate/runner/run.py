@@ -422,8 +422,27 @@ def crash_line(output: str, kernel_path: Path) -> int | None:
     return None
 
 
+# Set by a parent that may itself be killed (a cluster worker, argus.gate.cluster): its pid, so the runner dies with it.
+PARENT_PID = "ARGUS_GATE_PARENT_PID"
+
+
+def die_with_parent() -> None:
+    """SIGTERM when the process that started us dies (Linux), so an orphaned runner never holds a GPU; a parent
+    already gone before this ran ends the run at once."""
+    parent = os.environ.pop(PARENT_PID, "")
+    if not parent:
+        return
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if str(os.getppid()) != parent:
+        sys.exit(128 + signal.SIGTERM)
+
+
 def run_all(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_terminate)
+    die_with_parent()
     bundle = Bundle(HERE)
     unknown = [k for k in args.kernel if k not in bundle.kernels]
     if unknown:

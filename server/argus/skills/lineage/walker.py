@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from argus.gate import GateResult, run_gate
+from argus.gate.cluster import ClusterGate
 from argus.gate.result import kernel_ms
 from argus.skills.context import SiteContext, site_contexts, with_compile
 from argus.skills.document import Document
@@ -47,7 +48,13 @@ GPU_RULE = (
 Gate = Callable[[str, str], GateResult]
 
 
-def cpu_gate(path: str, timeout_s: float = 300, compile_configs: int = 8) -> Gate:
+def cpu_gate(path: str, timeout_s: float = 300, compile_configs: int = 8, executor=None) -> Gate:
+    """`executor` (argus.gate.cluster): the step's candidates go to it together."""
+    if executor is not None:
+        stages = ("compile", "correct")
+        return ClusterGate(executor, path=path, device="cpu", stages=stages, timeout_s=timeout_s,
+                           compile_configs=compile_configs)  # fmt: skip
+
     def gate(text: str, kernel: str) -> GateResult:
         return run_gate(
             text, path=path, kernel=kernel, device="cpu", stages=("compile", "correct"), timeout_s=timeout_s,
@@ -57,7 +64,10 @@ def cpu_gate(path: str, timeout_s: float = 300, compile_configs: int = 8) -> Gat
     return gate
 
 
-def cuda_gate(path: str, timeout_s: float = 300, compile_configs: int = 8) -> Gate:
+def cuda_gate(path: str, timeout_s: float = 300, compile_configs: int = 8, executor=None) -> Gate:
+    if executor is not None:
+        return ClusterGate(executor, path=path, device="cuda", timeout_s=timeout_s, compile_configs=compile_configs)
+
     def gate(text: str, kernel: str) -> GateResult:
         return run_gate(
             text, path=path, kernel=kernel, device="cuda", timeout_s=timeout_s, compile_configs=compile_configs
@@ -136,15 +146,10 @@ def walk(
         step = Step(index=index, text_before=text, facts=facts_record(text, kernel, base_verify))
         step.context = contexts(text, kernel, base_gate)
         fresh = [app for app in candidates(text, kernel, transforms) if tried.get(key(text, app)) != "rejected"]
+        gated = gate_step(index, text, fresh, tried, kernel, gate, base_verify, shown, profiled, progress)
         passing: list[tuple[Candidate, str, float | None]] = []
-        for number, app in enumerate(fresh, 1):
-            seen = key(text, app) in tried
-            if not profiled and (passing and seen):
-                continue  # on the CPU a candidate that passed before is gated again only to become the step
-            if progress is not None:
-                progress.show(index, number - 1, len(fresh), app.title)
-            candidate, after = try_candidate(f"s{index}.c{number}", text, app, kernel, gate, base_verify, shown)
-            tried[key(text, app)] = "rejected" if candidate.verdict == "rejected" else "passed"
+        for number, (candidate, after) in sorted(gated.items()):
+            tried[key(text, fresh[number - 1])] = "rejected" if candidate.verdict == "rejected" else "passed"
             step.candidates.append(candidate)
             if candidate.verdict == "passed":
                 t = kernel_ms(candidate.gate)
@@ -221,7 +226,73 @@ def kernel_node(text: str, kernel: str):
     return next(k for k in doc.kernels() if k.name == kernel)
 
 
+def gate_step(index, text, fresh, tried, kernel, gate, base_verify, path, profiled, progress) -> dict:
+    """The step's candidates that the rule gates (or refuses before the gate), by number: (candidate, text after).
+
+    A gate with `many` (argus.gate.cluster.ClusterGate) gates a batch at once, so the record is the one the
+    candidates gated one by one in order would give: on a GPU every candidate is gated; on the CPU every one not
+    seen at an earlier step, then those seen before them, `width` at a time, up to the first that passes (one
+    after it would not have been gated: a later batch member's result is dropped)."""
+    seen, keys = [], set()
+    for app in fresh:  # a rewrite seen at an earlier step, or earlier in this one
+        seen.append(key(text, app) in tried or key(text, app) in keys)
+        keys.add(key(text, app))
+    numbers = range(1, len(fresh) + 1)
+    shown = [0]
+
+    def done(app: Application) -> None:
+        if progress is not None:
+            progress.show(index, shown[0], len(fresh), app.title)
+            shown[0] += 1
+
+    args = (index, text, fresh, kernel, gate, base_verify, path, done)
+    gated = try_candidates([n for n in numbers if profiled or not seen[n - 1]], *args)
+    if profiled:
+        return gated
+    first = min((n for n, (c, _) in gated.items() if c.verdict == "passed"), default=len(fresh) + 1)
+    again = [n for n in numbers if seen[n - 1] and n < first]
+    width = getattr(gate, "width", lambda: 1)()
+    while again:
+        batch, again = again[:width], again[width:]
+        found = try_candidates(batch, *args)
+        passed = [n for n in batch if found[n][0].verdict == "passed"]
+        gated |= {n: found[n] for n in batch if not passed or n <= passed[0]}
+        if passed:
+            break
+    return gated
+
+
+def try_candidates(numbers, index, text, fresh, kernel, gate, base_verify, path, done) -> dict:
+    """Candidates `numbers` of the step, their gate runs in one batch: {number: (candidate, text after)}."""
+    made = {n: prepare_candidate(f"s{index}.c{n}", text, fresh[n - 1], kernel, base_verify, path) for n in numbers}
+    waiting = [n for n in numbers if made[n][2]]
+    items = [(made[n][1], kernel) for n in waiting]
+    for result, n in zip(gate_all(gate, items, lambda i, _: done(fresh[waiting[i] - 1])), waiting, strict=True):
+        finish_candidate(made[n][0], result)
+    return {n: (candidate, after) for n, (candidate, after, _) in made.items()}
+
+
+def gate_all(gate: Gate, items: list[tuple[str, str]], on_done) -> list[GateResult]:
+    """A gate with `many` gates them all at once; a plain one, one after another."""
+    many = getattr(gate, "many", None)
+    if many is not None:
+        return many(items, on_done)
+    results = []
+    for i, (text, kernel) in enumerate(items):
+        results.append(gate(text, kernel))
+        on_done(i, results[-1])
+    return results
+
+
 def try_candidate(cid: str, text: str, app: Application, kernel: str, gate: Gate, base_verify: int, path: str):
+    candidate, after, gated = prepare_candidate(cid, text, app, kernel, base_verify, path)
+    if gated:
+        finish_candidate(candidate, gate(after, kernel))
+    return candidate, after
+
+
+def prepare_candidate(cid: str, text: str, app: Application, kernel: str, base_verify: int, path: str):
+    """The candidate with its checks before the gate, the text after it, and whether the gate is to run."""
     started = time.perf_counter()
     after = app.result(text)
     candidate = Candidate(
@@ -246,15 +317,19 @@ def try_candidate(cid: str, text: str, app: Application, kernel: str, gate: Gate
         candidate.checks.append(PreconditionCheck(name="verifies", holds=holds, found=found))
         if not holds:
             candidate.reason = f"verifies: {found}"
-        else:
-            candidate.gate = gate(after, kernel)
-            candidate.context = with_compile(candidate.context, candidate.gate)
-            if candidate.gate.passed:
-                candidate.verdict = "passed"
-            else:
-                candidate.reason = gate_reason(candidate.gate)
     candidate.seconds = round(time.perf_counter() - started, 1)
-    return candidate, after
+    return candidate, after, app.failed is None and not candidate.reason
+
+
+def finish_candidate(candidate: Candidate, result: GateResult) -> None:
+    """The candidate's verdict from its gate run; its seconds gain the run's own."""
+    candidate.gate = result
+    candidate.context = with_compile(candidate.context, result)
+    if result.passed:
+        candidate.verdict = "passed"
+    else:
+        candidate.reason = gate_reason(result)
+    candidate.seconds = round(candidate.seconds + result.seconds, 1)
 
 
 def gate_reason(result: GateResult) -> str:

@@ -1,0 +1,126 @@
+"""Gate runs on a real dask cluster started here on the CPU (argus.gate.cluster): two CPU workers and one worker
+that holds the resource GPU (its card does not exist here: what is tested is that GPU runs take turns on it).
+The gate runs are real (compile for sm_90, correct under the interpreter) on the vector_add example and fixture."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import pytest
+from gate_support import EXAMPLES, fixture_bundle
+
+from argus.gate import run_gate
+from argus.gate.cluster import ClusterGate, DaskExecutor, SerialExecutor, local_cluster, resources_for
+from argus.gate.jobs import job_for_bundle, job_for_source
+from argus.gate.result import GateResult
+
+CPU = ("compile", "correct")
+SOURCE = (EXAMPLES / "vector_add.argus").read_text(encoding="utf-8")
+BROKEN = SOURCE.replace("a + b", "a + c")  # an unknown name: the gate refuses it before any run
+HANG = 'while __import__("os").environ.get("TRITON_INTERPRET") == "1":\n    pass'
+
+
+@pytest.fixture(scope="module")
+def executor():
+    from distributed import Client
+
+    with local_cluster(2, gpus=1) as cluster, Client(cluster, set_as_default=False) as client:
+        yield DaskExecutor(client)
+
+
+def timeless(result: GateResult) -> dict:
+    """A result without its wall times, which no two runs share."""
+
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k != "seconds"}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(result.model_dump())
+
+
+def test_a_cluster_gives_the_results_of_the_serial_path_in_the_order_asked(executor):
+    options = dict(device="cpu", stages=CPU, timeout_s=120, trials=1, seed=7)
+    serial = [run_gate(text, kernel="vector_add", **options) for text in (SOURCE, BROKEN)]
+    assert serial[0].passed and serial[1].errors  # the second never reached a runner
+    done = []
+    items = [(SOURCE, "vector_add"), (BROKEN, "vector_add")]
+    clustered = ClusterGate(executor, **options).many(items, on_done=lambda i, _: done.append(i))
+    in_process = ClusterGate(SerialExecutor(), **options).many(items)
+    assert [timeless(r) for r in clustered] == [timeless(r) for r in serial] == [timeless(r) for r in in_process]
+    assert sorted(done) == [0, 1]
+
+
+def test_hanging_runs_are_killed_at_their_limit_with_ar504_side_by_side(executor, tmp_path):
+    limit = 10.0
+    hang = [fixture_bundle(tmp_path / f"hang{i}", fault=HANG) for i in range(2)]
+    jobs = [job_for_bundle(p, "vector_add", device="cpu", stages=["correct"], timeout_s=limit, trials=1) for p in hang]
+    started = time.monotonic()
+    results = executor.map(jobs)
+    elapsed = time.monotonic() - started
+    for result in results:
+        assert [(e.code, e.stage) for e in result.errors] == [("AR504", "correct")]
+    assert elapsed < 2 * limit  # one after the other would take twice the limit at least
+
+
+def test_runs_on_the_gpu_take_turns_on_the_worker_that_holds_it(executor):
+    from distributed import get_task_stream
+
+    jobs = [job_for_source(SOURCE, "vector_add", device="cuda", stages=("compile",)) for _ in range(2)]
+    with get_task_stream(executor.client) as stream:
+        results = executor.map(jobs)
+    assert all(not r.passed for r in results)  # there is no GPU here: each runner said so
+    gpu_worker = [a for a, w in executor.workers().items() if w["resources"].get("GPU")]
+    tasks = [t for t in stream.data if t["key"].startswith("gate-")]
+    assert {t["worker"] for t in tasks} == set(gpu_worker)
+    first, second = sorted((s["start"], s["stop"]) for t in tasks for s in t["startstops"] if s["action"] == "compute")
+    assert first[1] <= second[0]  # the second began after the first ended
+
+
+def test_a_run_that_may_use_a_gpu_asks_for_one_only_where_the_cluster_has_one():
+    job = job_for_source(SOURCE, "vector_add", device="cuda", stages=("compile",))
+    assert resources_for(job, gpus=True) == {"GPU": 1}
+    assert resources_for(job, gpus=False) is None
+    cpu = job_for_source(SOURCE, "vector_add", device="cpu", stages=CPU)
+    assert resources_for(cpu, gpus=True) is None
+
+
+def test_a_run_whose_worker_is_killed_is_run_again_and_its_runner_dies_with_the_worker(executor):
+    job = job_for_source(SOURCE, "vector_add", device="cpu", stages=("compile",), timeout_s=120)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(executor.map, [job])
+        worker, runners = running_runner(executor)
+        os.kill(worker, signal.SIGKILL)
+        _, alive = psutil.wait_procs(runners, timeout=15)
+        assert not alive  # PR_SET_PDEATHSIG: no orphaned runner goes on holding a card
+        [result] = pending.result(timeout=180)
+    assert result.passed
+    assert timeless(result) == timeless(run_gate(SOURCE, kernel="vector_add", device="cpu", stages=("compile",)))
+
+
+def running_runner(executor: DaskExecutor, timeout_s: float = 60.0) -> tuple[int, list[psutil.Process]]:
+    """The pid of the worker running the gate, once its runner (run.py) has started, and the runner's processes."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for address, keys in executor.client.processing().items():
+            if any(str(k).startswith("gate-") for k in keys):
+                pid = executor.client.run(os.getpid, workers=[address])[address]
+                runners = [p for p in psutil.Process(pid).children(recursive=True) if is_runner(p)]
+                if runners:
+                    return pid, runners
+        time.sleep(0.2)
+    raise AssertionError("no worker started the gate's runner")
+
+
+def is_runner(process: psutil.Process) -> bool:
+    try:
+        return any(Path(arg).name == "run.py" for arg in process.cmdline())
+    except psutil.Error:
+        return False
