@@ -28,7 +28,9 @@ def test_refine_on_the_cpu_prints_a_json_summary_and_says_profiling_needs_a_gpu(
     assert summary["gate_runs"] == 1 and summary["kept"] == [] and summary["speedup"] is None
     assert any("profiling needs a GPU" in note for note in summary["notes"])
     assert summary["steps"][0]["feedback"]["stage"] == "profile"
-    assert "[refine] step 1 [search] num_warps.row" in done.stderr and "gate runs  1 of 1" in done.stderr
+    (first,) = re.findall(r"^\[refine\] step 1 \[search\] (\S+)", done.stderr, re.MULTILINE)
+    assert first == summary["steps"][0]["proposal"]["skill"] and first.endswith(".row")
+    assert "gate runs  1 of 1" in done.stderr
     for run in ("the start", "gate run 1 of 1"):  # stderr is a pipe: one line as each stage starts
         for stage in ("compile", "correct"):
             said = re.findall(rf"^\[refine\] {run}: {stage} \(\d+\.\d s\)$", done.stderr, re.MULTILINE)

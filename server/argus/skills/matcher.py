@@ -15,6 +15,7 @@ from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.facts import walk
 from argus.skills.predict import Prediction, predict
+from argus.skills.roles import constants_for
 from argus.skills.situation import Situation, kernel_situation, with_spills
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application, Check
@@ -100,5 +101,15 @@ def match(doc: Document, line: int, cards: list[Card]) -> list[Match]:
         def here(k: ast.Kernel, app: Application) -> bool:
             return k.name == kernel.name and at_line(app, kernel, line)
 
-        found += [Match(card, app, facts) for app in transform.forward(doc, params, where=here)]
+        for site_params in by_role(card, kernel, params):
+            found += [Match(card, app, facts) for app in transform.forward(doc, site_params, where=here)]
     return found
+
+
+def by_role(card: Card, kernel: ast.Kernel, params: dict) -> list[dict]:
+    """A tile-size card names the role its lineages' constant played (BM, BN, BK): it applies to the kernel's
+    constants in that role, whatever they are called (argus.skills.roles)."""
+    if card.transform != "tile_size" or "setting" not in params:
+        return [params]
+    names = constants_for(kernel, str(params["setting"]))
+    return [params | {"setting": name} for name in names] or [params]
