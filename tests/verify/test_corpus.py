@@ -31,6 +31,7 @@ KINDS = {
     "loop invariants": {"AR306", "AR307"},
     "contraction": {"AR310"},
     "alignment of statistics": {"AR311"},
+    "padding into reductions": {"AR313"},
 }
 
 
@@ -184,6 +185,36 @@ def confirm(kernel, w) -> str:
                     if x[key][0][element] != y[key][0][element]:
                         return "confirmed"
         return "the operands stand for the same indices at the witness"
+    if kind == "padding":
+        # a masked-off lane and a real lane of the same row, along the axis the reduction (or the dot) reduces
+        real = next(v for k, v in w["values"].items() if k.startswith(("a real lane", "an iteration where")))
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
+            if e.kind == "reduce":
+                valid = e.detail["valid"]
+                lane = list(element)
+                lane[e.detail["axis"]] = real
+                if valid is not None and not valid[element] and valid[tuple(lane)]:
+                    return "confirmed"
+            else:
+                i, kk, j = element
+                a_valid, b_valid = (
+                    np.ones((1, 1), bool) if v is None else v for v in (e.detail["a_valid"], e.detail["b_valid"])
+                )
+                a_valid = np.broadcast_to(a_valid, e.detail["a_shape"])
+                b_valid = np.broadcast_to(b_valid, e.detail["b_shape"])
+                if not (a_valid[i, kk] and b_valid[kk, j]) and a_valid[i, real] and b_valid[real, j]:
+                    return "confirmed"
+        if any(k.startswith("an iteration where the lane is real") for k in w["values"]):
+            # an accumulation across iterations: the lane is masked off now and real in the other iteration
+            loop = next(k for k in w["values"] if k.startswith("an iteration")).rsplit(": ", 1)[1]
+            then = dict(w["iteration"], **{loop: real})
+            now = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",))
+            before = run_at(kernel, w, w["program"], then, w["line"], ("elementwise",))
+            for e, f in zip(now, before, strict=False):
+                for v, u in zip(e.detail["valids"], f.detail["valids"], strict=True):
+                    if v is not None and u is not None and not v[element] and u[element]:
+                        return "confirmed"
+        return "no masked-off lane beside a real one at the witness"
     if kind == "tag":
         events = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("assert",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the assertion holds at the witness"
@@ -223,4 +254,10 @@ def test_matching_contraction_indices_are_not_confirmed_as_a_mismatch():
 def test_a_written_element_is_not_confirmed_as_uncovered():
     kernel, witness = witness_of("coverage_floor_grid")
     witness["values"] = {"z index 0 (N)": 0}
+    assert confirm(kernel, witness) != "confirmed"
+
+
+def test_a_real_lane_is_not_confirmed_as_padding():
+    kernel, witness = witness_of("padding_row_max_other_zero")
+    witness["element"] = dict(witness["element"], j=0)
     assert confirm(kernel, witness) != "confirmed"

@@ -192,7 +192,8 @@ class Concrete:
         tags = {k: v for k, v in tags.items() if v is not None}
         if op.kind in ("cast",):
             tags = dict(xs[0].tags)
-        self.record("elementwise", op, layouts=layouts)
+        valids = [None if x.valid is None else fit(x.valid, shape) for x in xs]
+        self.record("elementwise", op, layouts=layouts, valids=valids)
         self.put(op, CVal(shape, array, layout, tags, valid))
 
     # ---- shape ops ------------------------------------------------------------------------------
@@ -230,6 +231,8 @@ class Concrete:
             first = np.take(full, [0], axis=axis)
             if np.all(full == first):  # the index does not vary along the reduced axis: the statistic keeps it
                 layout[key] = (first if keep else np.squeeze(first, axis=axis), label)
+        valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
+        self.record("reduce", op, valid=valid, axis=axis)
         self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags)))
 
     # ---- memory and dot -------------------------------------------------------------------------
@@ -274,7 +277,9 @@ class Concrete:
         a, b = self.get(op.operands[0]), self.get(op.operands[1])
         a_layout = {k: (np.broadcast_to(i, a.shape), label) for k, (i, label) in a.layout.items()}
         b_layout = {k: (np.broadcast_to(i, b.shape), label) for k, (i, label) in b.layout.items()}
-        self.record("dot", op, a=a_layout, b=b_layout, a_valid=a.valid, b_valid=b.valid)
+        self.record(
+            "dot", op, a=a_layout, b=b_layout, a_valid=a.valid, b_valid=b.valid, a_shape=a.shape, b_shape=b.shape
+        )
         shape = shape_of(op.result.type)
         layout = {}
         for k, (i, label) in a_layout.items():

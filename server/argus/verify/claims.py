@@ -68,7 +68,7 @@ class ClaimsMixin:
         tags = dict(x.tags)
         for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
             tags[name] = self.int_term(self.get(value))
-        self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid))
+        self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid, x.lanes))
 
     def op_tag_read(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])

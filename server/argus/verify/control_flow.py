@@ -36,6 +36,9 @@ class ControlFlowMixin:
             )
         if z3.is_int_value(step) and step.as_long() > 0 and is_nonnegative(start, self.nonnegative):
             self.nonnegative.add(str(iv))
+        loop.inside = inside
+        for value in op.regions[0].args[1:]:
+            self.accumulators[value.id] = loop  # a carried value: `acc + x` in the body accumulates x
         inner = context.child(inside, loop)
         has_invariant = any(o.kind == "invariant" for o in body.ops)
         # pass 1: every carried value havocked, to learn which ones the body leaves unchanged

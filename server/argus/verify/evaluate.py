@@ -20,7 +20,9 @@ from argus.dsl.spans import Span
 from argus.verify.claims import ClaimsMixin
 from argus.verify.control_flow import ControlFlowMixin
 from argus.verify.memory import MemoryMixin
-from argus.verify.model import Access, Context, Entry, Key, Obligation, Sym
+from argus.verify.model import Access, Context, Entry, Key, Loop, Obligation, Sym
+from argus.verify.padding import BINARY, MATH, UNARY, Leaf, const, move
+from argus.verify.padding_checks import PaddingMixin
 from argus.verify.shared import Shared
 from argus.verify.terms import (
     COORD_NAMES,
@@ -39,6 +41,7 @@ from argus.verify.values import (
     coord_list,
     coord_ranges,
     is_bool,
+    is_float,
     is_int,
     merge_tags,
     same_term,
@@ -62,7 +65,7 @@ COMPARES = {
 }
 
 
-class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
+class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
     """Evaluates the body of one kernel for one program of the grid (instance suffix '' or "'")."""
 
     def __init__(self, shared: Shared, suffix: str, record_obligations: bool):
@@ -77,6 +80,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
         self.record_obligations = record_obligations
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
+        self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign
         self.nonnegative = {str(p) for p in self.program} | set(shared.sizes) | {str(c) for c in COORDS}
 
@@ -101,7 +105,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
         if sym is not None:
             return sym
         if value.id in self.shared.scalars:
-            return Sym((), self.shared.scalars[value.id])
+            term = self.shared.scalars[value.id]
+            return Sym((), term, lanes=self.scalar_lanes() if term is None else None)
         for name, size in self.kernel.sizes.items():
             if size.id == value.id:
                 return Sym((), self.shared.sizes[name])
@@ -134,9 +139,10 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
             axis = k + target - rank
             mapping[k] = z3.IntVal(0) if sym.shape[k] == 1 and shape[axis] != 1 else COORDS[axis]
         if all(v.eq(COORDS[k]) for k, v in mapping.items()):
-            return Sym(shape, sym.term, sym.layout, sym.tags, sym.valid)
+            return Sym(shape, sym.term, sym.layout, sym.tags, sym.valid, sym.lanes)
         layout = {key: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for key, e in sym.layout.items()}
-        return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, move_coords(sym.valid, mapping))
+        moved = move_coords(sym.valid, mapping)
+        return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, moved, move(sym.lanes, mapping))
 
     # ---- blocks and ops -------------------------------------------------------------------------
     def block(self, block: ir.Block, context: Context) -> Context:
@@ -162,7 +168,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
             term = z3.IntVal(value)
         else:
             term = None
-        self.result(op, Sym(shape_of(op.result.type), term))
+        lanes = Leaf(const(float(value))) if isinstance(value, float) else None
+        self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
 
     def op_program_id(self, op: ir.Op, context: Context) -> None:
         self.result(op, Sym((), self.program[op.attrs["axis"]]))
@@ -176,15 +183,19 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
     def op_zeros(self, op: ir.Op, context: Context) -> None:
         dtype = op.attrs["dtype"]
         term = z3.BoolVal(False) if dtype.kind == "bool" else z3.IntVal(0) if dtype.is_integer else None
-        self.result(op, Sym(shape_of(op.result.type), term))
+        lanes = None if dtype.is_integer else Leaf(const(0.0))
+        self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
 
     def op_full(self, op: ir.Op, context: Context) -> None:
         value = self.get(op.operands[0])
-        term = value.term if op.attrs["dtype"].is_integer else None
-        self.result(op, Sym(shape_of(op.result.type), term, tags=dict(value.tags)))
+        integer = op.attrs["dtype"].is_integer
+        term = value.term if integer else None
+        lanes = None if integer else self.lane_tree(value)
+        self.result(op, Sym(shape_of(op.result.type), term, tags=dict(value.tags), lanes=lanes))
 
     # elementwise --------------------------------------------------------------------------------
-    def elementwise(self, op: ir.Op, operands: list[Sym], term, context: Context) -> None:
+    def elementwise(self, op: ir.Op, operands: list[Sym], term, context: Context, lanes=None) -> None:
+        """`lanes`: what the lanes of a float result hold (PaddingMixin.combined), None when not known."""
         shape = shape_of(op.result.type)
         layout: dict[Key, Entry] = {}
         tags: dict[str, z3.ArithRef] = {}
@@ -195,7 +206,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
         for sym in operands:
             layout = self.merge_layouts(layout, sym.layout, shape, op, context, valid)
             tags = merge_tags(tags, sym.tags)
-        self.result(op, Sym(shape, term, layout, tags, valid))
+        self.result(op, Sym(shape, term, layout, tags, valid, lanes if is_float(op.result.type) else None))
 
     def merge_layouts(
         self, a: dict[Key, Entry], b: dict[Key, Entry], shape, op: ir.Op, context: Context, valid=None
@@ -258,7 +269,9 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
                 term = a.term * factor if name == "<<" else trunc_div(self.int_term(a), factor, self.nonnegative)
             elif is_int(op.result.type) or is_bool(op.result.type):
                 term = self.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
-        self.elementwise(op, [a, b], term, context)
+        if name == "+" and not is_int(op.result.type):
+            self.accumulation(op, "sum", [a, b], context)
+        self.elementwise(op, [a, b], term, context, self.combined([a, b], BINARY.get(name)))
 
     def op_unary(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
@@ -275,7 +288,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
                 term = -x.term - 1
             elif name == "not":
                 term = x.term == 0
-        self.elementwise(op, [x], term, context)
+        self.elementwise(op, [x], term, context, self.combined([x], UNARY.get(name)))
 
     def op_compare(self, op: ir.Op, context: Context) -> None:
         a, b = self.operands(op)
@@ -300,7 +313,9 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
             elif fn == "abs":
                 a = self.int_term(xs[0])
                 term = z3.If(a >= 0, a, -a)
-        self.elementwise(op, xs, term, context)
+        if fn in ("maximum", "minimum") and not is_int(op.result.type):
+            self.accumulation(op, "max" if fn == "maximum" else "min", xs, context)
+        self.elementwise(op, xs, term, context, self.combined(xs, MATH.get(fn)))
 
     def op_where(self, op: ir.Op, context: Context) -> None:
         c, a, b = self.operands(op)
@@ -310,7 +325,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
                 term = z3.If(self.bool_term(c), a.term, b.term)
             else:
                 term = z3.If(self.bool_term(c), self.int_term(a), self.int_term(b))
-        self.elementwise(op, [c, a, b], term, context)
+        self.elementwise(op, [c, a, b], term, context, self.chosen(c, a, b))
 
     def op_cast(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
@@ -323,12 +338,15 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
                 term = self.int_term(x)
             else:
                 term = self.shared.fresh("float converted to an integer")
-        self.result(op, Sym(x.shape, term, dict(x.layout), dict(x.tags), x.valid))
+        lanes = None
+        if self.emitting and not target.is_integer and not (x.valid is not None and x.lanes is None):
+            lanes = self.lane_tree(x)  # a float converted: the same values; an integer or a mask: its numbers
+        self.result(op, Sym(x.shape, term, dict(x.layout), dict(x.tags), x.valid, lanes))
 
     def moved(self, op: ir.Op, x: Sym, mapping: dict[int, z3.ArithRef], shape) -> None:
         layout = {k: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for k, e in x.layout.items()}
-        sym = Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), move_coords(x.valid, mapping))
-        self.result(op, sym)
+        valid, lanes = move_coords(x.valid, mapping), move(x.lanes, mapping)
+        self.result(op, Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), valid, lanes))
 
     def op_expand_dims(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
@@ -358,6 +376,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
 
     def op_reduce(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
+        self.reduce_padding(op, x, context)
         axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
         shape = shape_of(op.result.type)
         mapping = {}
@@ -414,6 +433,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin):
                     [(f"a's {a_entry.label} index", a_index), (f"b's {b_entry.label} index", b_index)],
                 )
             )
+        self.dot_padding(op, a, b, a_map, b_map, kk, [("i", i), ("kk", kk), ("j", j)], ranges, context)
         out_map_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
         out_map_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
         layout: dict[Key, Entry] = {}

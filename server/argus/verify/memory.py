@@ -92,7 +92,11 @@ class MemoryMixin:
             if counts[label] == 1 and label.isidentifier():
                 tags[label] = move_coords(index, dict(enumerate(origin)))
         valid = None if parts.mask is None else access.mask
-        self.result(op, Sym(access.shape, term, layout, tags, valid))
+        lanes = None
+        if valid is not None and not is_bool(op.result.type):  # an integer tile's lanes count once it is a float
+            other = self.get(parts.other) if parts.other is not None else None
+            lanes = self.loaded(op, access.mask, other)
+        self.result(op, Sym(access.shape, term, layout, tags, valid, lanes))
 
     def op_store(self, op: ir.Op, context: Context) -> None:
         self.access(op, context)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import z3
 
 from argus.dsl.spans import Span
+from argus.verify.padding import Tree
 
 Key = tuple[str, int]  # (tensor, axis): one logical index space a tile axis can be mapped to
 
@@ -25,13 +26,15 @@ class Entry:
 @dataclass(slots=True)
 class Sym:
     """The symbolic meaning of one IR value of one program: its element term (integers and booleans only),
-    its layout (which global index each element stands for), its tags and the mask it was loaded under."""
+    its layout (which global index each element stands for), its tags, the mask it was loaded under, and for
+    a float value what its lanes hold (padding.Tree; None: not known, so not checked)."""
 
     shape: tuple[int, ...]
     term: z3.ExprRef | None = None
     layout: dict[Key, Entry] = field(default_factory=dict)
     tags: dict[str, z3.ArithRef] = field(default_factory=dict)
     valid: z3.BoolRef | None = None
+    lanes: Tree | None = None
 
 
 @dataclass(slots=True)
@@ -43,6 +46,7 @@ class Loop:
     start: z3.ArithRef
     step: z3.ArithRef
     span: Span
+    inside: z3.BoolRef | None = None  # the values iv takes (start, stop and step), for a claim across iterations
 
 
 @dataclass(slots=True)

@@ -16,6 +16,10 @@ def is_int(type_) -> bool:
     return isinstance(type_, ScalarT | TileT) and type_.dtype.is_integer and type_.dtype.kind != "bool"
 
 
+def is_float(type_) -> bool:
+    return isinstance(type_, ScalarT | TileT) and type_.dtype.is_float
+
+
 def is_bool(type_) -> bool:
     return isinstance(type_, ScalarT | TileT) and type_.dtype.kind == "bool"
 

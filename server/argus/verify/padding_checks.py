@@ -1,0 +1,222 @@
+"""AR313: padding lanes reaching a reduction with a value that is not its identity (issue 17, class 2).
+
+The evaluator keeps, for each float value, what its lanes hold (padding.Tree) next to the mask its loads
+were made under (`Sym.valid`). At `sum`, `max`, `min`, `argmax`, `argmin` and at a `dot`'s contraction this
+mixin asks z3 for a padding lane (the mask off) in a *live* row (one with a real lane along the reduced axis)
+whose value would change the result: `other=0` under a `max`, `exp` of a 0 padding under a `sum`, `x - mean`
+not re-masked before the variance's sum. A mask that is all true wherever the reduction looks (`requires
+N % BN == 0`, a tile that covers the dimension exactly) proves it; a row made of padding only is dead (its
+result is masked off on the way out) and is not asked about.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from argus.dsl import ir
+from argus.verify.model import Context, Obligation, Sym
+from argus.verify.padding import (
+    IDENTITY,
+    POSITIVE,
+    REAL,
+    UNDEFINED,
+    Branch,
+    Leaf,
+    Tree,
+    VSet,
+    apply,
+    bounded,
+    branch,
+    const,
+    harmless,
+    leaves,
+    move,
+    mul,
+)
+from argus.verify.terms import COORDS, move_coords, substitute
+from argus.verify.values import coord_list, coord_ranges
+
+HINT = {
+    "sum": "load with other=0, or re-mask with where(mask, x, 0) before the sum",
+    "dot": "load both operands with other=0, or re-mask with where(mask, x, 0) before the dot",
+    "max": "load with other=-inf, or re-mask with where(mask, x, -inf) before the max",
+    "argmax": "load with other=-inf, or re-mask with where(mask, x, -inf) before the argmax",
+    "min": "load with other=inf, or re-mask with where(mask, x, inf) before the min",
+    "argmin": "load with other=inf, or re-mask with where(mask, x, inf) before the argmin",
+}
+
+
+class PaddingMixin:
+    """Lane values of float tiles and the AR313 obligations (mixed into Evaluator)."""
+
+    def lane_tree(self, sym: Sym) -> Tree:
+        """What the lanes of a value hold: its own tree, or what its integer term says, or a real number."""
+        if sym.lanes is not None:
+            return sym.lanes
+        term = sym.term
+        if term is not None and z3.is_bool(term):
+            return branch(term, Leaf(const(1.0)), Leaf(const(0.0)))
+        if term is not None and z3.is_int_value(term):
+            return Leaf(const(float(term.as_long())))
+        if term is not None and z3.is_const(term) and term.decl().name() in self.shared.sizes:
+            return Leaf(VSet(1.0, float("inf")))
+        return Leaf(REAL)
+
+    def combined(self, operands: list[Sym], rule) -> Tree | None:
+        """The lanes of an elementwise result, or None when an operand's padding is not known (given up).
+        Only followed where obligations are kept: a loop's first pass and the other program's instance need
+        none, and nothing they compute reaches a kept obligation."""
+        if not self.emitting or rule is None or any(s.valid is not None and s.lanes is None for s in operands):
+            return None
+        return bounded(apply(rule, [self.lane_tree(s) for s in operands]))
+
+    def chosen(self, c: Sym, a: Sym, b: Sym) -> Tree | None:
+        """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one."""
+        if not self.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
+            return None
+        cond = c.term if c.term is not None and z3.is_bool(c.term) else None
+        return bounded(branch(cond, self.lane_tree(a), self.lane_tree(b)))
+
+    def loaded(self, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tree | None:
+        """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off."""
+        if not self.emitting:
+            return None
+        if other is None:
+            pad = UNDEFINED
+        else:
+            tree = self.lane_tree(other)
+            pad = tree.values if isinstance(tree, Leaf) else REAL
+        return Branch(mask, Leaf(REAL), Leaf(pad, (op.span,)))
+
+    def scalar_lanes(self) -> Tree:
+        return Leaf(POSITIVE)
+
+    # ---- the obligation -----------------------------------------------------------------------------
+    def padding(
+        self,
+        op: ir.Op,
+        fn: str,
+        tree: Tree | None,
+        valid: z3.BoolRef | None,
+        lane: z3.ArithRef,
+        extent: int | z3.BoolRef,
+        coords: list[tuple[str, z3.ArithRef]],
+        ranges: list[z3.BoolRef],
+        context: Context,
+        source: Sym | None = None,
+        real: str = "",
+        what: str = "",
+    ) -> None:
+        """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
+        across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
+        the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
+        values it takes; `real`: how the witness names the real lane of the same row; `what`: how the message
+        names the reduction; `source`: the reduced value, whose tensor indices the witness shows."""
+        if not self.emitting or tree is None or valid is None:
+            return
+        found = leaves(tree)
+        finite = [leaf.values for _, leaf in found if leaf.values.finite]
+        low = min((v.lo for v in finite), default=float("inf"))
+        high = max((v.hi for v in finite), default=float("-inf"))
+        real_lanes = set(conjuncts(valid))
+        bad = [
+            (path, leaf)
+            for path, leaf in found
+            if not harmless(fn, leaf.values, low, high) and not any(c.get_id() in real_lanes for c in path)
+        ]
+        if not bad:
+            return
+        other = z3.Int(f"{lane}'")
+        shown = [(f"{t} index {d} ({e.label})", e.term) for (t, d), e in (source.layout if source else {}).items()]
+        if isinstance(extent, int):
+            extent = z3.And(lane >= 0, lane < extent)
+        real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
+        live = substitute(valid, [(lane, other)])
+        reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
+        held = bad[0][1].values
+        for _, leaf in bad[1:]:
+            held = held.union(leaf.values)
+        origins = sorted({span for _, leaf in bad for span in leaf.origins}, key=lambda s: (s.line, s.col))
+        lines = sorted({span.line + 1 for span in origins})
+        where = f" (masked off at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))})" if lines else ""
+        self.emit(
+            Obligation(
+                "padding",
+                "AR313",
+                op.span,
+                f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, "
+                f"not its identity {IDENTITY[fn]}",
+                z3.Or(valid, z3.Not(reaching)),
+                context.assumptions + ranges + [substitute(extent, [(lane, other)]), live],
+                context.loops,
+                self.program,
+                coords,
+                [*shown, (real, other)],
+                [(span, "the masked-off lanes are loaded here") for span in origins],
+                HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating"),
+            )
+        )
+
+    def accumulation(self, op: ir.Op, fn: str, operands: list[Sym], context: Context) -> None:
+        """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
+        value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
+        this iteration and real in another one of the same loop must hold the identity."""
+        values = op.operands
+        carried = [k for k, v in enumerate(values) if v.id in self.accumulators]
+        if len(carried) != 1 or len(operands) != 2:
+            return
+        loop = self.accumulators[values[carried[0]].id]
+        x = operands[1 - carried[0]]
+        if loop.inside is None or x.valid is None:
+            return
+        shape = x.shape
+        self.padding(
+            op,
+            fn,
+            x.lanes,
+            x.valid,
+            loop.iv,
+            loop.inside,
+            coord_list(shape),
+            coord_ranges(shape),
+            context,
+            x,
+            real=f"an iteration where the lane is real: {loop.name}",
+            what=f"are accumulated across the iterations of the `{loop.name}` loop",
+        )
+
+    def reduce_padding(self, op: ir.Op, x: Sym, context: Context) -> None:
+        axis = op.attrs["axis"]
+        self.padding(
+            op,
+            op.attrs["fn"],
+            x.lanes,
+            x.valid,
+            COORDS[axis],
+            x.shape[axis],
+            coord_list(x.shape),
+            coord_ranges(x.shape),
+            context,
+            x,
+        )
+
+    def dot_padding(self, op: ir.Op, a: Sym, b: Sym, a_map, b_map, kk, coords, ranges, context: Context) -> None:
+        """AR313 at a dot: each product a[i, kk] * b[kk, j] a padding lane of either operand makes must be 0."""
+        if a.valid is None and b.valid is None:
+            return
+        if any(s.valid is not None and s.lanes is None for s in (a, b)):
+            return
+        trees = [move(self.lane_tree(s), m) for s, m in ((a, a_map), (b, b_map))]
+        valids = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
+        extent = a.shape[-1]
+        products = bounded(apply(mul, trees))
+        self.padding(op, "dot", products, z3.And(*valids), kk, extent, coords, ranges, context)
+
+
+def conjuncts(term: z3.BoolRef) -> list[int]:
+    """The ids of a mask and of its conjuncts: a lane under any of them is a real lane."""
+    out = [term.get_id()]
+    if z3.is_and(term):
+        for child in term.children():
+            out += conjuncts(child)
+    return out
