@@ -78,6 +78,8 @@ def test_runs_on_the_gpu_take_turns_on_the_worker_that_holds_it(executor):
         results = executor.map(jobs)
     assert all(not r.passed for r in results)  # there is no GPU here: each runner said so
     gpu_worker = [a for a, w in executor.workers().items() if w["resources"].get("GPU")]
+    cards = executor.client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+    assert sorted(cards.values()) == ["", "", "0"] and cards[gpu_worker[0]] == "0"  # CPU workers see no card
     tasks = [t for t in stream.data if t["key"].startswith("gate-")]
     assert {t["worker"] for t in tasks} == set(gpu_worker)
     first, second = sorted((s["start"], s["stop"]) for t in tasks for s in t["startstops"] if s["action"] == "compute")

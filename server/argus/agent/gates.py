@@ -52,11 +52,17 @@ def refine_gate(
     ceilings_file: str | Path,
     gpu_lock: str | None = None,
     on_progress: Progress = None,
+    executor=None,
 ) -> Gate:
     """The gate a refinement runs every candidate through. The loop compares the kernel's own times, so the
     reference is timed eager only (torch.compile would be compiled and timed again at every run), and the GPU's
-    ceilings are measured at the first profile and read from `ceilings_file` after that."""
+    ceilings are measured at the first profile and read from `ceilings_file` after that. With `executor`
+    (argus.gate.cluster), the runs go to it; the runner's progress lines then stay on its worker."""
     options = dict(ceilings_file=str(ceilings_file), references="eager", gpu_lock=gpu_lock)
+    if executor is not None:
+        from argus.gate.cluster import ClusterGate
+
+        return ClusterGate(executor, device=device, timeout_s=timeout_s, **options)
     return local_gate(device, timeout_s, on_progress=on_progress, **options)
 
 

@@ -73,6 +73,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number, zero or more (workers)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a whole number of at least 0, not {text!r}")
+    return int(text)
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number above zero (seconds)."""
     try:

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import can_write, positive_float, positive_int, read_source, reason, write_output
+from argus.cli import can_write, non_negative_int, positive_float, positive_int, read_source, reason, write_output
 
 LINEAGES = Path("skills/lineages")
 
@@ -51,12 +51,6 @@ def add_parser(subparsers) -> None:
         help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
     )  # fmt: skip
     parser.set_defaults(run=run)
-
-
-def non_negative_int(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"a whole number of at least 0, not {text!r}")
-    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:

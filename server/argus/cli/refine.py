@@ -4,7 +4,7 @@ and is faster (docs/agent.md).
     argus refine FILE [--kernel NAME] [--planner search|random|llm] [--budget N] [--device auto|cpu|cuda]
                  [--seed S] [--model M] [--host URL] [--log FILE.jsonl] [-o OUT.argus | --write]
                  [--no-memory] [--json] [--timeout S] [--min-speedup X] [--ceilings-file FILE] [--gpu-lock FILE]
-                 [--library DIR] [--gate-cache DIR]
+                 [--library DIR] [--gate-cache DIR] [--cluster serial|local|ADDRESS] [--workers N]
 
 Progress goes to stderr, one line a step, then a summary. The best source goes to OUT (-o), replaces FILE
 (--write), or is printed as a unified diff. Exit status: 0 when the run finished (even with nothing kept),
@@ -21,7 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from argus.cli import can_write, positive_float, read_source, reason
+from argus.cli import can_write, non_negative_int, positive_float, read_source, reason
 from argus.cli.progress import GateProgress, with_progress
 
 
@@ -59,6 +59,13 @@ def add_parser(subparsers) -> None:
         help="read a candidate's gate result from DIR when any run gated the same text there before, else gate it "
         "and keep the result there (still one gate run of the budget); runs side by side may share DIR",
     )
+    parser.add_argument(
+        "--cluster", default="serial", metavar="ADDRESS",
+        help="where the gate runs go: serial (here, one after another; the default, since the loop gates one "
+        "proposal at a time), local (a dask cluster started here) or a dask scheduler's address "
+        "(tcp://host:8786); docs/gate.md",
+    )  # fmt: skip
+    parser.add_argument("--workers", type=non_negative_int, metavar="N", help="local: CPU workers")
     parser.set_defaults(run=run)
 
 
@@ -93,10 +100,19 @@ def run(args: argparse.Namespace) -> int:
     except Exception as problem:  # PlannerUnavailable: the LLM planner's server does not answer
         print(f"argus refine: {problem}", file=sys.stderr)
         return 1
+    from argus.gate.cluster import SERIAL, ClusterError, open_executor
+
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
         try:
             ceilings = Path(args.ceilings_file) if args.ceilings_file else Path(scratch) / "ceilings.json"
-            result = refine_file(args, source, kernel, planner, memory, ceilings, cards)
+            if args.cluster == SERIAL:
+                result = refine_file(args, source, kernel, planner, memory, ceilings, cards)
+            else:
+                with open_executor(args.cluster, workers=args.workers, device=args.device) as executor:
+                    result = refine_file(args, source, kernel, planner, memory, ceilings, cards, executor)
+        except ClusterError as problem:
+            print(f"argus refine: {problem}", file=sys.stderr)
+            return 1
         except Exception as problem:  # a planner that stopped working mid-run (an LLM server gone or too slow)
             said = str(problem) if planner_unavailable(args, problem) else f"{type(problem).__name__}: {problem}"
             print(f"argus refine: {said}", file=sys.stderr)
@@ -186,13 +202,13 @@ def planner_unavailable(args: argparse.Namespace, problem: Exception) -> bool:
     return isinstance(problem, PlannerUnavailable)
 
 
-def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path, cards=None):
+def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path, cards=None, executor=None):
     from argus.agent.gates import GateStore, SharedGate, refine_gate
     from argus.agent.loop import refine
     from argus.gate.api import STAGES
 
     progress = GateProgress("[refine]")
-    gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock, on_progress=progress.line)
+    gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock, on_progress=progress.line, executor=executor)
     shared: list[SharedGate] = []  # read back results count as gate runs in the labels too
 
     def label(calls: int) -> str:

@@ -145,9 +145,11 @@ def local_cluster(cpu_workers: int, gpus: int = 0):
             "options": {"nthreads": 1, "env": env, "resources": resources, "host": "127.0.0.1", "dashboard": False},
         }
 
-    quiet = {"DASK_LOGGING__DISTRIBUTED": "error"}  # a worker's own log lines are noise on the CLI's stderr
-    specs = {f"gpu{i}": worker(quiet | {"CUDA_VISIBLE_DEVICES": str(i)}, {"GPU": 1}) for i in range(gpus)}
-    specs |= {f"cpu{i}": worker(quiet | {"CUDA_VISIBLE_DEVICES": ""}, {}) for i in range(cpu_workers)}
+    # A worker's own log lines are noise on the CLI's stderr. It reads this when it imports distributed, before
+    # the nanny's `env` applies, so it is set here (a value the user set stays), for restarted workers too.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    specs = {f"gpu{i}": worker({"CUDA_VISIBLE_DEVICES": str(i)}, {"GPU": 1}) for i in range(gpus)}
+    specs |= {f"cpu{i}": worker({"CUDA_VISIBLE_DEVICES": ""}, {}) for i in range(cpu_workers)}
     if not specs:
         raise ClusterError("a local cluster needs at least one worker (--workers, or a GPU)")
     scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None, "host": "127.0.0.1"}}

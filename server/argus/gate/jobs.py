@@ -9,6 +9,7 @@ reference and the runner's files cross, as the gate's rule says; the worker need
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -84,7 +85,7 @@ def job_for_source(
 def run_job(job: GateJob) -> GateResult:
     """Run one job here: its bundle in a fresh folder, the runner a child that dies with this process."""
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
+    with tempfile.TemporaryDirectory(prefix="argus-gate-", dir=worker_folder()) as folder:
         root = Path(folder) / "bundle"
         for name, data in job.files.items():
             target = root / name
@@ -97,3 +98,15 @@ def run_job(job: GateJob) -> GateResult:
     if not result.seconds:
         result.seconds = time.perf_counter() - started
     return result
+
+
+def worker_folder() -> str | None:
+    """Inside a dask worker, the worker's own folder: a worker killed mid-run never removes its bundle, and dask
+    removes that folder when the worker closes (or the next worker here purges it after one that died)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is None:
+        return None
+    try:
+        return distributed.get_worker().local_directory
+    except (ValueError, AttributeError):  # not in a worker
+        return None
