@@ -4,8 +4,11 @@ The gate runs are real (compile for sm_90, correct under the interpreter) on the
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -15,7 +18,7 @@ import pytest
 from gate_support import EXAMPLES, fixture_bundle
 
 from argus.gate import run_gate
-from argus.gate.cluster import ClusterGate, DaskExecutor, SerialExecutor, local_cluster, resources_for
+from argus.gate.cluster import ClusterGate, DaskExecutor, SerialExecutor, local_cluster, open_executor, resources_for
 from argus.gate.jobs import job_for_bundle, job_for_source
 from argus.gate.result import GateResult
 
@@ -126,3 +129,50 @@ def is_runner(process: psutil.Process) -> bool:
         return any(Path(arg).name == "run.py" for arg in process.cmdline())
     except psutil.Error:
         return False
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory):
+    """A scheduler and a worker started as docs/gate.md starts them on other machines, with `dask scheduler` and
+    `dask worker`; the scheduler gives up on a job after its first worker death (allowed-failures 0)."""
+    folder = tmp_path_factory.mktemp("scheduler")
+    dask = str(Path(sys.executable).parent / "dask")
+    env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="0", DASK_LOGGING__DISTRIBUTED="error")
+    file = folder / "scheduler.json"
+    started = [
+        subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                          "--scheduler-file", str(file)], env=env, stderr=subprocess.DEVNULL),
+        subprocess.Popen([dask, "worker", "--scheduler-file", str(file), "--nworkers", "1", "--nthreads", "1",
+                          "--resources", "GPU=1", "--no-dashboard", "--host", "127.0.0.1"],
+                         env=env | {"CUDA_VISIBLE_DEVICES": "0"}, stderr=subprocess.DEVNULL),
+    ]  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        yield json.loads(file.read_text())["address"]
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_a_scheduler_address_gates_on_the_workers_that_joined_it(scheduler):
+    with open_executor(scheduler) as executor:
+        executor.client.wait_for_workers(1, timeout=60)
+        assert executor.width() == 1
+        [result] = ClusterGate(executor, device="cuda", stages=("compile",)).many([(SOURCE, "vector_add")])
+    serial = run_gate(SOURCE, kernel="vector_add", device="cuda", stages=("compile",))
+    assert timeless(result) == timeless(serial)  # no GPU here: both say so, in the same words
+
+
+def test_a_run_whose_worker_dies_more_often_than_the_scheduler_allows_is_ar505(scheduler):
+    job = job_for_source(SOURCE, "vector_add", device="cpu", stages=("compile",), timeout_s=120)
+    with open_executor(scheduler) as executor, ThreadPoolExecutor(1) as pool:
+        executor.client.wait_for_workers(1, timeout=60)
+        pending = pool.submit(executor.map, [job])
+        worker, _ = running_runner(executor)
+        os.kill(worker, signal.SIGKILL)
+        [result] = pending.result(timeout=120)
+    assert [e.code for e in result.errors] == ["AR505"]
+    assert "worker running the gate died" in result.errors[0].message and result.kernel == "vector_add"

@@ -109,7 +109,9 @@ def finished(future, job: GateJob) -> GateResult:
     try:
         return future.result()
     except KilledWorker as killed:
-        message = f"the gate's worker died each time it ran this job ({killed.allowed_failures + 1} workers)"
+        tries, allowed = killed.allowed_failures + 1, killed.allowed_failures
+        message = f"the worker running the gate died, and the job was given up after {tries} tries (the scheduler's "
+        message += f"allowed-failures: {allowed})"
     except Exception as problem:  # not the gate's failure (that is in its result): the cluster's
         message = f"the cluster could not run the gate: {type(problem).__name__}: {problem}"[:400]
     error = GateError(code="AR505", message=message)
