@@ -77,7 +77,7 @@ class VSet:
 
 
 def number(x: float) -> str:
-    return str(int(x)) if x == int(x) and abs(x) < 1e15 else f"{x:g}"
+    return str(int(x)) if math.isfinite(x) and x == int(x) and abs(x) < 1e15 else f"{x:g}"
 
 
 def const(x: float) -> VSet:

@@ -68,7 +68,10 @@ class PaddingMixin:
         none, and nothing they compute reaches a kept obligation."""
         if not self.emitting or rule is None or any(s.valid is not None and s.lanes is None for s in operands):
             return None
-        return bounded(apply(rule, [self.lane_tree(s) for s in operands]))
+        try:
+            return bounded(apply(rule, [self.lane_tree(s) for s in operands]))
+        except (ArithmeticError, ValueError):  # value-set arithmetic that fails gives up, never guesses
+            return None
 
     def chosen(self, c: Sym, a: Sym, b: Sym) -> Tree | None:
         """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one."""
@@ -209,7 +212,10 @@ class PaddingMixin:
         trees = [move(self.lane_tree(s), m) for s, m in ((a, a_map), (b, b_map))]
         valids = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
         extent = a.shape[-1]
-        products = bounded(apply(mul, trees))
+        try:
+            products = bounded(apply(mul, trees))
+        except (ArithmeticError, ValueError):
+            return
         self.padding(op, "dot", products, z3.And(*valids), kk, extent, coords, ranges, context)
 
 
