@@ -116,8 +116,8 @@ def tensor_data(kernel, witness) -> dict[str, np.ndarray]:
     return data
 
 
-def run_at(kernel, witness, program, loops, line, kinds):
-    concrete = Concrete(kernel, witness["sizes"], tensor_data(kernel, witness))
+def run_at(kernel, witness, program, loops, line, kinds, floats=None):
+    concrete = Concrete(kernel, witness["sizes"], tensor_data(kernel, witness), floats)
     events = concrete.run(tuple(program.values()))
     loops = {k: v for k, v in loops.items() if not k.endswith(" iteration")}
     return [
@@ -186,35 +186,13 @@ def confirm(kernel, w) -> str:
                         return "confirmed"
         return "the operands stand for the same indices at the witness"
     if kind == "padding":
-        # a masked-off lane and a real lane of the same row, along the axis the reduction (or the dot) reduces
-        real = next(v for k, v in w["values"].items() if k.startswith(("a real lane", "an iteration where")))
-        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
-            if e.kind == "reduce":
-                valid = e.detail["valid"]
-                lane = list(element)
-                lane[e.detail["axis"]] = real
-                if valid is not None and not valid[element] and valid[tuple(lane)]:
-                    return "confirmed"
-            else:
-                i, kk, j = element
-                a_valid, b_valid = (
-                    np.ones((1, 1), bool) if v is None else v for v in (e.detail["a_valid"], e.detail["b_valid"])
-                )
-                a_valid = np.broadcast_to(a_valid, e.detail["a_shape"])
-                b_valid = np.broadcast_to(b_valid, e.detail["b_shape"])
-                if not (a_valid[i, kk] and b_valid[kk, j]) and a_valid[i, real] and b_valid[real, j]:
-                    return "confirmed"
-        if any(k.startswith("an iteration where the lane is real") for k in w["values"]):
-            # an accumulation across iterations: the lane is masked off now and real in the other iteration
-            loop = next(k for k in w["values"] if k.startswith("an iteration")).rsplit(": ", 1)[1]
-            then = dict(w["iteration"], **{loop: real})
-            now = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",))
-            before = run_at(kernel, w, w["program"], then, w["line"], ("elementwise",))
-            for e, f in zip(now, before, strict=False):
-                for v, u in zip(e.detail["valids"], f.detail["valids"], strict=True):
-                    if v is not None and u is not None and not v[element] and u[element]:
-                        return "confirmed"
-        return "no masked-off lane beside a real one at the witness"
+        lanes = padding_lanes(kernel, w)
+        if lanes != "confirmed":
+            return lanes
+        # and the value: with some data, the padding lane changes the reduction (or is not the identity)
+        if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive")):
+            return "confirmed"
+        return "the padding lanes hold the reduction's identity at the witness"
     if kind == "tag":
         events = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("assert",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the assertion holds at the witness"
@@ -222,6 +200,83 @@ def confirm(kernel, w) -> str:
         events = run_at(kernel, w, w["program"], {}, w["line"], ("invariant",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the invariant holds in every iteration"
     return f"no concrete check for {kind}"
+
+
+def padding_lanes(kernel, w) -> str:
+    """A masked-off lane and a real lane of the same row, along the axis the reduction (or the dot) reduces, or
+    for an accumulation the same lane real in the other iteration."""
+    element = tuple(w["element"].values())
+    real = next(v for k, v in w["values"].items() if k.startswith(("a real lane", "an iteration where")))
+    for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
+        if e.kind == "reduce":
+            valid = e.detail["valid"]
+            lane = list(element)
+            lane[e.detail["axis"]] = real
+            if valid is not None and not valid[element] and valid[tuple(lane)]:
+                return "confirmed"
+        else:
+            i, kk, j = element
+            a_valid, b_valid = (
+                np.ones((1, 1), bool) if v is None else v for v in (e.detail["a_valid"], e.detail["b_valid"])
+            )
+            a_valid = np.broadcast_to(a_valid, e.detail["a_shape"])
+            b_valid = np.broadcast_to(b_valid, e.detail["b_shape"])
+            if not (a_valid[i, kk] and b_valid[kk, j]) and a_valid[i, real] and b_valid[real, j]:
+                return "confirmed"
+    if any(k.startswith("an iteration where the lane is real") for k in w["values"]):
+        # an accumulation across iterations: the lane is masked off now and real in the other iteration
+        loop = next(k for k in w["values"] if k.startswith("an iteration")).rsplit(": ", 1)[1]
+        then = dict(w["iteration"], **{loop: real})
+        now = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",))
+        before = run_at(kernel, w, w["program"], then, w["line"], ("elementwise",))
+        for e, f in zip(now, before, strict=False):
+            for v, u in zip(e.detail["valids"], f.detail["valids"], strict=True):
+                if v is not None and u is not None and not v[element] and u[element]:
+                    return "confirmed"
+    return "no masked-off lane beside a real one at the witness"
+
+
+ACCUMULATED = {"+": 0.0, "maximum": -np.inf, "minimum": np.inf}  # an accumulation's identity
+
+
+def padding_value(kernel, w, floats: str) -> bool:
+    """With data of kind `floats`, the witness's padding lane changes the reduction's result in its row (for a
+    dot, the product at its (i, j)), or, for an accumulation, holds a value that is not the identity."""
+    element = tuple(w["element"].values())
+    kinds = ("reduce", "dot", "elementwise")
+    for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], kinds, floats):
+        if e.kind == "reduce" and e.detail["floats"] is not None and e.detail["valid"] is not None:
+            row = list(element)
+            row[e.detail["axis"]] = slice(None)
+            values, valid = e.detail["floats"][tuple(row)], e.detail["valid"][tuple(row)]
+            fn = e.detail["fn"]
+            with np.errstate(all="ignore"):
+                if fn.startswith("arg"):
+                    changed = np.argmax(values) if fn == "argmax" else np.argmin(values)
+                    kept = np.flatnonzero(valid)[(np.argmax if fn == "argmax" else np.argmin)(values[valid])]
+                    if changed != kept:
+                        return True
+                else:
+                    reduce = {"sum": np.sum, "max": np.max, "min": np.min}[fn]
+                    if not np.array_equal(reduce(values), reduce(values[valid]), equal_nan=False):
+                        return True
+        if e.kind == "dot" and e.detail["a_floats"] is not None and e.detail["b_floats"] is not None:
+            i, _, j = element
+            a = np.broadcast_to(e.detail["a_floats"], e.detail["a_shape"])[i, :]
+            b = np.broadcast_to(e.detail["b_floats"], e.detail["b_shape"])[:, j]
+            ones = np.ones(1, bool)
+            va = np.broadcast_to(ones if e.detail["a_valid"] is None else e.detail["a_valid"], e.detail["a_shape"])
+            vb = np.broadcast_to(ones if e.detail["b_valid"] is None else e.detail["b_valid"], e.detail["b_shape"])
+            both = va[i, :] & vb[:, j]
+            with np.errstate(all="ignore"):
+                if not np.array_equal(np.sum(a * b), np.sum((a * b)[both])):
+                    return True
+        if e.kind == "elementwise" and e.detail["name"] in ACCUMULATED:
+            for values, valid in zip(e.detail["floats"], e.detail["valids"], strict=True):
+                padded = values is not None and valid is not None and not valid[element]
+                if padded and values[element] != ACCUMULATED[e.detail["name"]]:  # NaN is not the identity either
+                    return True
+    return False
 
 
 # ---- the concrete check can fail: a witness moved off the bug is not confirmed ---------------------
@@ -260,4 +315,14 @@ def test_a_written_element_is_not_confirmed_as_uncovered():
 def test_a_real_lane_is_not_confirmed_as_padding():
     kernel, witness = witness_of("padding_row_max_other_zero")
     witness["element"] = dict(witness["element"], j=0)
+    assert confirm(kernel, witness) != "confirmed"
+
+
+def test_padding_that_holds_the_identity_is_not_confirmed():
+    _, witness = witness_of("padding_row_max_other_zero")
+    fixed = check_source((CORPUS / "padding_row_max_other_zero.fixed.argus").read_text())
+    text = (CORPUS / "padding_row_max_other_zero.fixed.argus").read_text().splitlines()
+    witness["line"] = next(n for n, line in enumerate(text) if "max(v" in line)  # the twin's comments differ
+    kernel = next(iter(fixed.analysis.kernels.values()))
+    assert padding_lanes(kernel, witness) == "confirmed"  # the same masks: only the value tells them apart
     assert confirm(kernel, witness) != "confirmed"

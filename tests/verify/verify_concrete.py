@@ -4,6 +4,9 @@ It runs one program of a kernel at given sizes, data and program ids, executing 
 records what happened at each memory access, dot, elementwise op, tag assertion and invariant: the index
 arrays, masks, tag values and truth values. Float data is not computed (no element values are needed to
 confirm an index, mask or tag violation); what a value *stands for* is tracked as concrete index arrays.
+With `floats`, float values are computed too (`CVal.floats`, float64): loaded tensors hold data of that kind
+("normal", "negative": all below -1, "positive": all above 1), masked-off lanes `other` (NaN without one), a
+float scalar parameter 1; what a padding witness needs (the lanes a reduction sees).
 """
 
 from __future__ import annotations
@@ -59,6 +62,27 @@ class CVal:
     layout: dict[tuple[str, int], tuple[np.ndarray, str]] = field(default_factory=dict)  # key -> (indices, label)
     tags: dict[str, int] = field(default_factory=dict)
     valid: np.ndarray | None = None
+    floats: np.ndarray | None = None  # float values, when the evaluator computes them
+
+
+FLOAT_MATH = {
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x),
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "abs": np.abs,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "erf": np.vectorize(__import__("math").erf),
+}
+FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
 
 
 @dataclass
@@ -77,7 +101,11 @@ def fit(array, shape):
 
 
 class Concrete:
-    def __init__(self, kernel: ir.KernelIR, sizes: dict[str, int], data: dict[str, np.ndarray]):
+    def __init__(
+        self, kernel: ir.KernelIR, sizes: dict[str, int], data: dict[str, np.ndarray], floats: str | None = None
+    ):
+        self.floats = floats
+        self.float_data: dict[str, np.ndarray] = {}
         self.kernel = kernel
         self.sizes = sizes
         self.data = data
@@ -88,6 +116,8 @@ class Concrete:
         for p in kernel.params:
             if isinstance(p.type, ScalarT):
                 self.env[p.value.id] = CVal((), np.int64(p.default) if is_intlike(p.type) and p.default else None)
+                if not is_intlike(p.type):
+                    self.env[p.value.id].floats = np.float64(p.default or 1.0)
         self.events: list[Event] = []
         self.loops: dict[str, int] = {}
         self.program: tuple[int, ...] = ()
@@ -119,7 +149,7 @@ class Concrete:
     # ---- simple ops ---------------------------------------------------------------------------
     def op_const(self, op):
         value = op.attrs["value"]
-        self.put(op, CVal((), np.int64(value) if isinstance(value, int | bool) else None))
+        self.put(op, CVal((), np.int64(value) if isinstance(value, int | bool) else None, floats=np.float64(value)))
 
     def op_program_id(self, op):
         self.put(op, CVal((), np.int64(self.program[op.attrs["axis"]])))
@@ -132,13 +162,15 @@ class Concrete:
 
     def op_zeros(self, op):
         shape = shape_of(op.result.type)
-        self.put(op, CVal(shape, np.zeros(shape, np.int64) if op.attrs["dtype"].is_integer else None))
+        integer = op.attrs["dtype"].is_integer
+        self.put(op, CVal(shape, np.zeros(shape, np.int64) if integer else None, floats=np.zeros(shape)))
 
     def op_full(self, op):
         shape = shape_of(op.result.type)
         value = self.get(op.operands[0]).array
         array = np.full(shape, value) if op.attrs["dtype"].is_integer and value is not None else None
-        self.put(op, CVal(shape, array))
+        floats = self.float_of(self.get(op.operands[0]))
+        self.put(op, CVal(shape, array, floats=None if floats is None else np.full(shape, floats)))
 
     def op_partition(self, op):
         self.put(op, CVal((), np.int64(1)))
@@ -192,9 +224,41 @@ class Concrete:
         tags = {k: v for k, v in tags.items() if v is not None}
         if op.kind in ("cast",):
             tags = dict(xs[0].tags)
+        floats = self.elementwise_floats(op, xs, shape)
         valids = [None if x.valid is None else fit(x.valid, shape) for x in xs]
-        self.record("elementwise", op, layouts=layouts, valids=valids)
-        self.put(op, CVal(shape, array, layout, tags, valid))
+        values = [fit(self.float_of(x), shape) for x in xs]
+        name = op.attrs.get("op") or op.attrs.get("fn")
+        self.record("elementwise", op, layouts=layouts, valids=valids, floats=values, name=name)
+        self.put(op, CVal(shape, array, layout, tags, valid, floats))
+
+    def float_of(self, x: CVal):
+        """A value's floats: its own, or its integers (a mask is 0 or 1)."""
+        if x.floats is not None:
+            return x.floats
+        return None if x.array is None else np.asarray(x.array, dtype=np.float64)
+
+    def elementwise_floats(self, op, xs, shape):
+        if self.floats is None or is_intlike(op.result.type):
+            return None
+        if op.kind == "where":
+            c, a, b = xs
+            parts = [fit(self.float_of(v), shape) for v in (a, b)]
+            if c.array is None or any(p is None for p in parts):
+                return None
+            return np.where(fit(c.array, shape), *parts)
+        values = [fit(self.float_of(x), shape) for x in xs]
+        if any(v is None for v in values):
+            return None
+        with np.errstate(all="ignore"):
+            if op.kind == "binary" and op.attrs["op"] in FLOAT_BINARY:
+                return FLOAT_BINARY[op.attrs["op"]](*values)
+            if op.kind == "unary" and op.attrs["op"] in ("-", "+"):
+                return -values[0] if op.attrs["op"] == "-" else values[0]
+            if op.kind == "math" and op.attrs["fn"] in FLOAT_MATH:
+                return FLOAT_MATH[op.attrs["fn"]](*values)
+            if op.kind == "cast":
+                return values[0]
+        return None
 
     # ---- shape ops ------------------------------------------------------------------------------
     def reshaped(self, op, fn):
@@ -202,7 +266,7 @@ class Concrete:
         shape = shape_of(op.result.type)
         move = lambda a: None if a is None else fn(np.broadcast_to(a, x.shape))  # noqa: E731
         layout = {k: (move(idx), label) for k, (idx, label) in x.layout.items()}
-        self.put(op, CVal(shape, move(x.array), layout, dict(x.tags), move(x.valid)))
+        self.put(op, CVal(shape, move(x.array), layout, dict(x.tags), move(x.valid), move(x.floats)))
 
     def op_expand_dims(self, op):
         shape = shape_of(op.result.type)
@@ -232,8 +296,13 @@ class Concrete:
             if np.all(full == first):  # the index does not vary along the reduced axis: the statistic keeps it
                 layout[key] = (first if keep else np.squeeze(first, axis=axis), label)
         valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
-        self.record("reduce", op, valid=valid, axis=axis)
-        self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags)))
+        floats = None if x.floats is None else np.broadcast_to(x.floats, x.shape)
+        self.record("reduce", op, valid=valid, axis=axis, floats=floats, fn=op.attrs["fn"])
+        result = None
+        if floats is not None:
+            with np.errstate(all="ignore"):
+                result = REDUCE[op.attrs["fn"]](floats, axis=axis, keepdims=keep).astype(np.float64)
+        self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags), floats=result))
 
     # ---- memory and dot -------------------------------------------------------------------------
     def access(self, op):
@@ -265,7 +334,26 @@ class Concrete:
             if labels.count(label) == 1 and label.isidentifier():
                 tags[label] = int(indices[axis].flat[0]) if indices[axis].size else 0
         valid = None if not op.attrs.get("mask") else mask
-        self.put(op, CVal(tuple(shape), array, layout, tags, valid))
+        floats = None
+        if self.floats is not None and not is_intlike(op.result.type):
+            table = self.float_table(param)
+            flat = [np.clip(i, 0, d - 1) for i, d in zip(indices, table.shape, strict=True)]
+            parts = ir.memory_access(op)
+            other = np.nan if parts.other is None else self.float_of(self.get(parts.other))
+            floats = np.where(mask, table[tuple(flat)], other)
+        elif self.floats is not None and array is not None:
+            floats = array.astype(np.float64)
+        self.put(op, CVal(tuple(shape), array, layout, tags, valid, floats))
+
+    def float_table(self, param) -> np.ndarray:
+        """The float data of a tensor, made on first use, of the kind `floats` says."""
+        if param.name not in self.float_data:
+            rng = np.random.default_rng(len(self.float_data))
+            dims = [max(d, 1) for d in self.dims(param)]
+            base = rng.random(dims)
+            kinds = {"negative": -1 - base, "positive": 1 + base, "normal": rng.standard_normal(dims)}
+            self.float_data[param.name] = kinds[self.floats]
+        return self.float_data[param.name]
 
     def op_store(self, op):
         self.access(op)
@@ -278,7 +366,16 @@ class Concrete:
         a_layout = {k: (np.broadcast_to(i, a.shape), label) for k, (i, label) in a.layout.items()}
         b_layout = {k: (np.broadcast_to(i, b.shape), label) for k, (i, label) in b.layout.items()}
         self.record(
-            "dot", op, a=a_layout, b=b_layout, a_valid=a.valid, b_valid=b.valid, a_shape=a.shape, b_shape=b.shape
+            "dot",
+            op,
+            a=a_layout,
+            b=b_layout,
+            a_valid=a.valid,
+            b_valid=b.valid,
+            a_shape=a.shape,
+            b_shape=b.shape,
+            a_floats=a.floats,
+            b_floats=b.floats,
         )
         shape = shape_of(op.result.type)
         layout = {}
@@ -290,7 +387,13 @@ class Concrete:
                 layout[k] = (np.take(i, [0], axis=-2), label)
         tags = {n: t for n, t in a.tags.items() if b.tags.get(n, t) == t}
         tags.update({n: t for n, t in b.tags.items() if n not in a.tags})
-        self.put(op, CVal(shape, None, layout, tags))
+        floats = None
+        if a.floats is not None and b.floats is not None:
+            with np.errstate(all="ignore"):
+                floats = np.matmul(np.broadcast_to(a.floats, a.shape), np.broadcast_to(b.floats, b.shape))
+            if len(op.operands) > 2 and self.get(op.operands[2]).floats is not None:
+                floats = floats + self.get(op.operands[2]).floats
+        self.put(op, CVal(shape, None, layout, tags, floats=floats))
 
     # ---- tags -----------------------------------------------------------------------------------
     def op_tag(self, op):
@@ -298,7 +401,7 @@ class Concrete:
         tags = dict(x.tags)
         for name, v in zip(op.attrs["names"], op.operands[1:], strict=True):
             tags[name] = int(self.get(v).array)
-        self.put(op, CVal(x.shape, x.array, x.layout, tags, x.valid))
+        self.put(op, CVal(x.shape, x.array, x.layout, tags, x.valid, x.floats))
 
     def op_tag_read(self, op):
         x = self.get(op.operands[0])
