@@ -19,7 +19,7 @@ from gate_support import EXAMPLES, fixture_bundle
 
 from argus.gate import run_gate
 from argus.gate.cluster import ClusterGate, DaskExecutor, SerialExecutor, local_cluster, open_executor, resources_for
-from argus.gate.jobs import job_for_bundle, job_for_source
+from argus.gate.jobs import GPU_LOCK, job_for_bundle, job_for_source, runner_options
 from argus.gate.result import GateResult
 
 CPU = ("compile", "correct")
@@ -95,6 +95,31 @@ def test_a_run_that_may_use_a_gpu_asks_for_one_only_where_the_cluster_has_one():
     assert resources_for(job, gpus=False) is None
     cpu = job_for_source(SOURCE, "vector_add", device="cpu", stages=CPU)
     assert resources_for(cpu, gpus=True) is None
+
+
+def test_a_gpu_worker_with_runs_per_gpu_runs_them_at_once_with_the_cards_lock():
+    from distributed import Client, get_task_stream
+
+    jobs = [job_for_source(SOURCE, "vector_add", device="cuda", stages=("compile",)) for _ in range(2)]
+    with local_cluster(0, gpus=1, runs_per_gpu=2) as cluster, Client(cluster, set_as_default=False) as client:
+        [worker] = client.scheduler_info(n_workers=-1)["workers"].values()
+        assert worker["nthreads"] == 2 and worker["resources"] == {"GPU": 2}
+        lock = next(iter(client.run(lambda: os.environ.get(GPU_LOCK)).values()))
+        assert lock.endswith("argus-gpu0.lock")
+        with get_task_stream(client) as stream:
+            DaskExecutor(client).map(jobs)
+    first, second = sorted((s["start"], s["stop"]) for t in stream.data for s in t["startstops"])
+    assert second[0] < first[1]  # side by side on the one card
+
+
+def test_a_run_on_a_shared_card_takes_the_cards_lock_unless_it_names_its_own():
+    cuda = job_for_source(SOURCE, "vector_add", device="cuda", stages=("compile",))
+    assert runner_options(cuda, {GPU_LOCK: "/tmp/card.lock"})["gpu_lock"] == "/tmp/card.lock"
+    assert "gpu_lock" not in runner_options(cuda, {})
+    own = job_for_source(SOURCE, "vector_add", device="cuda", stages=("compile",), gpu_lock="/tmp/mine.lock")
+    assert runner_options(own, {GPU_LOCK: "/tmp/card.lock"})["gpu_lock"] == "/tmp/mine.lock"
+    cpu = job_for_source(SOURCE, "vector_add", device="cpu", stages=CPU)
+    assert "gpu_lock" not in runner_options(cpu, {GPU_LOCK: "/tmp/card.lock"})
 
 
 def test_a_run_whose_worker_is_killed_is_run_again_and_its_runner_dies_with_the_worker(executor):

@@ -50,6 +50,10 @@ def add_parser(subparsers) -> None:
         "--workers", type=non_negative_int, metavar="N",
         help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
     )  # fmt: skip
+    parser.add_argument(
+        "--runs-per-gpu", type=positive_int, default=1, metavar="K",
+        help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
+    )  # fmt: skip
     parser.set_defaults(run=run)
 
 
@@ -123,7 +127,8 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     from argus.gate.cluster import ClusterError, open_executor
 
     try:
-        with open_executor(args.cluster, workers=args.workers, device=args.device) as executor:
+        cluster = dict(workers=args.workers, device=args.device, runs_per_gpu=args.runs_per_gpu)
+        with open_executor(args.cluster, **cluster) as executor:
             gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout, args.compile_configs, executor)
             record = walk_lineage(
                 expert,

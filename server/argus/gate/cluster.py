@@ -19,12 +19,14 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from argus.gate.api import STAGES
-from argus.gate.jobs import GateJob, job_for_source, run_job
+from argus.gate.jobs import GPU_LOCK, GateJob, job_for_source, run_job
 from argus.gate.process import child_environment
 from argus.gate.result import GateError, GateResult
 
@@ -136,21 +138,25 @@ def default_cpu_workers(gpus: int) -> int:
     return 0 if gpus else max(1, (os.cpu_count() or 2) // 2)
 
 
-def local_cluster(cpu_workers: int, gpus: int = 0):
-    """A dask cluster on this machine: a worker per GPU (resource GPU=1, CUDA_VISIBLE_DEVICES its card) and
-    `cpu_workers` workers that see no GPU, one thread each, each under a nanny that restarts it if it dies."""
+def local_cluster(cpu_workers: int, gpus: int = 0, runs_per_gpu: int = 1):
+    """A dask cluster on this machine: a worker per GPU (CUDA_VISIBLE_DEVICES its card) and `cpu_workers`
+    workers that see no GPU, each under a nanny that restarts it if it dies. A GPU worker runs `runs_per_gpu`
+    gate runs at once (threads, and as many units of the resource GPU); with more than one, their GPU stages take
+    turns on the card's lock file (run.py --gpu-lock), so imports and compiles overlap and timings never do."""
     from distributed import Nanny, Scheduler, SpecCluster
 
-    def worker(env: dict[str, str], resources: dict[str, int]) -> dict:
-        return {
-            "cls": Nanny,
-            "options": {"nthreads": 1, "env": env, "resources": resources, "host": "127.0.0.1", "dashboard": False},
-        }
+    def worker(env: dict[str, str], resources: dict[str, int], threads: int = 1) -> dict:
+        options = {"nthreads": threads, "env": env, "resources": resources, "host": "127.0.0.1", "dashboard": False}
+        return {"cls": Nanny, "options": options}
+
+    def card(i: int) -> dict[str, str]:
+        lock = {GPU_LOCK: str(Path(tempfile.gettempdir()) / f"argus-gpu{i}.lock")} if runs_per_gpu > 1 else {}
+        return {"CUDA_VISIBLE_DEVICES": str(i)} | lock
 
     # A worker's own log lines are noise on the CLI's stderr. It reads this when it imports distributed, before
     # the nanny's `env` applies, so it is set here (a value the user set stays), for restarted workers too.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
-    specs = {f"gpu{i}": worker({"CUDA_VISIBLE_DEVICES": str(i)}, {"GPU": 1}) for i in range(gpus)}
+    specs = {f"gpu{i}": worker(card(i), {"GPU": runs_per_gpu}, runs_per_gpu) for i in range(gpus)}
     specs |= {f"cpu{i}": worker({"CUDA_VISIBLE_DEVICES": ""}, {}) for i in range(cpu_workers)}
     if not specs:
         raise ClusterError("a local cluster needs at least one worker (--workers, or a GPU)")
@@ -159,7 +165,9 @@ def local_cluster(cpu_workers: int, gpus: int = 0):
 
 
 @contextlib.contextmanager
-def open_executor(cluster: str = LOCAL, *, workers: int | None = None, device: str = "cpu") -> Iterator:
+def open_executor(
+    cluster: str = LOCAL, *, workers: int | None = None, device: str = "cpu", runs_per_gpu: int = 1
+) -> Iterator:
     """The executor `--cluster` names: `serial`, `local` (a cluster started here and stopped after; a worker per
     GPU when `device` may use one, `workers` CPU workers), or a scheduler's address (tcp://host:8786)."""
     if cluster == SERIAL:
@@ -174,7 +182,7 @@ def open_executor(cluster: str = LOCAL, *, workers: int | None = None, device: s
             if cluster == LOCAL:
                 gpus = gpu_count() if device in ("cuda", "auto") else 0
                 count = default_cpu_workers(gpus) if workers is None else workers
-                target = stack.enter_context(local_cluster(count, gpus))
+                target = stack.enter_context(local_cluster(count, gpus, runs_per_gpu))
             else:
                 target = cluster
             client = stack.enter_context(Client(target, timeout=CONNECT_S, set_as_default=False))

@@ -9,6 +9,7 @@ reference and the runner's files cross, as the gate's rule says; the worker need
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import time
@@ -93,11 +94,24 @@ def run_job(job: GateJob) -> GateResult:
             target.write_bytes(data)
         [result] = run_bundle(
             root / "run.py", kernels=[job.kernel], device=job.device, stages=job.stages, timeout_s=job.timeout_s,
-            die_with_parent=True, **job.options,
+            die_with_parent=True, **runner_options(job, os.environ),
         )  # fmt: skip
     if not result.seconds:
         result.seconds = time.perf_counter() - started
     return result
+
+
+# Set on a worker that runs several gate runs on one card at once (argus.gate.cluster.local_cluster's
+# runs_per_gpu): the card's lock file, so their GPU stages take turns on it (run.py --gpu-lock).
+GPU_LOCK = "ARGUS_GATE_GPU_LOCK"
+
+
+def runner_options(job: GateJob, environ) -> dict[str, object]:
+    """The job's runner options, with the worker's card lock for a run that may use the GPU (unless it names one)."""
+    lock = environ.get(GPU_LOCK)
+    if lock and job.device in ("cuda", "auto") and not job.options.get("gpu_lock"):
+        return job.options | {"gpu_lock": lock}
+    return job.options
 
 
 def worker_folder() -> str | None:
