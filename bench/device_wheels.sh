@@ -3,13 +3,16 @@
 # what argus itself needs): every package `python3 -m argus refine --device cuda` imports beyond those, at the
 # versions of this checkout's .venv, for CPython 3.12 on x86-64 Linux, into .whl/ (git ignores it through
 # .git/info/exclude). Name .whl in the device call's carry; bench/heldout_device.sh installs them when it
-# finds them missing (pip install --no-index --no-deps --target /tmp/site .whl/*.whl). About 41 MiB.
+# finds them missing (pip install --no-index --no-deps --target /tmp/site .whl/*.whl). With dask.distributed's
+# (the gate's executor, docs/gate.md: `argus lineage --cluster`), 26 wheels, about 45 MiB.
 #
 #   bash bench/device_wheels.sh && du -sh .whl
 set -eu
 cd "$(dirname "$0")/.."
 grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo /.whl/ >> .git/info/exclude
-PACKAGES=${PACKAGES:-lark z3-solver pydantic pydantic-core annotated-types typing-extensions typing-inspection pyyaml}
+PACKAGES=${PACKAGES:-lark z3-solver pydantic pydantic-core annotated-types typing-extensions typing-inspection pyyaml
+  distributed dask click cloudpickle fsspec jinja2 markupsafe locket msgpack packaging partd psutil sortedcontainers
+  tblib toolz tornado zict lazy-importer}
 PY=${PYTHON:-.venv/bin/python}
 frozen=$("$PY" -m pip freeze)
 mkdir -p .whl

@@ -160,7 +160,9 @@ def local_cluster(cpu_workers: int, gpus: int = 0, runs_per_gpu: int = 1):
     specs |= {f"cpu{i}": worker({"CUDA_VISIBLE_DEVICES": ""}, {}) for i in range(cpu_workers)}
     if not specs:
         raise ClusterError("a local cluster needs at least one worker (--workers, or a GPU)")
-    scheduler = {"cls": Scheduler, "options": {"dashboard": False, "dashboard_address": None, "host": "127.0.0.1"}}
+    # No dashboard; the scheduler's HTTP routes (health) on a free port of this machine, not on 8787.
+    options = {"dashboard": False, "dashboard_address": "127.0.0.1:0", "host": "127.0.0.1"}
+    scheduler = {"cls": Scheduler, "options": options}
     return SpecCluster(workers=specs, scheduler=scheduler, silence_logs=logging.ERROR)
 
 
