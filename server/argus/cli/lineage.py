@@ -51,6 +51,11 @@ def add_parser(subparsers) -> None:
         help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
     )  # fmt: skip
     parser.add_argument(
+        "--ceilings-file", metavar="FILE",
+        help="cuda: reuse the GPU's ceilings in FILE, or measure them at the first gate run and write them there "
+        "(a path every worker can write; default: each gate run measures its own)",
+    )  # fmt: skip
+    parser.add_argument(
         "--runs-per-gpu", type=positive_int, default=1, metavar="K",
         help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
     )  # fmt: skip
@@ -129,7 +134,11 @@ def walk(args: argparse.Namespace, expert: Path, kernel: str) -> int:
     try:
         cluster = dict(workers=args.workers, device=args.device, runs_per_gpu=args.runs_per_gpu)
         with open_executor(args.cluster, **cluster) as executor:
-            gate = (cuda_gate if gpu else cpu_gate)(str(expert), args.timeout, args.compile_configs, executor)
+            if gpu:
+                ceilings = {"ceilings_file": str(Path(args.ceilings_file).resolve())} if args.ceilings_file else {}
+                gate = cuda_gate(str(expert), args.timeout, args.compile_configs, executor, **ceilings)
+            else:
+                gate = cpu_gate(str(expert), args.timeout, args.compile_configs, executor)
             record = walk_lineage(
                 expert,
                 kernel,

@@ -64,14 +64,14 @@ def cpu_gate(path: str, timeout_s: float = 300, compile_configs: int = 8, execut
     return gate
 
 
-def cuda_gate(path: str, timeout_s: float = 300, compile_configs: int = 8, executor=None) -> Gate:
+def cuda_gate(path: str, timeout_s: float = 300, compile_configs: int = 8, executor=None, **runner_options) -> Gate:
+    """`runner_options` go to run.py (ceilings_file: the GPU's ceilings measured once for the whole walk)."""
+    options = dict(device="cuda", timeout_s=timeout_s, compile_configs=compile_configs, **runner_options)
     if executor is not None:
-        return ClusterGate(executor, path=path, device="cuda", timeout_s=timeout_s, compile_configs=compile_configs)
+        return ClusterGate(executor, path=path, **options)
 
     def gate(text: str, kernel: str) -> GateResult:
-        return run_gate(
-            text, path=path, kernel=kernel, device="cuda", timeout_s=timeout_s, compile_configs=compile_configs
-        )
+        return run_gate(text, path=path, kernel=kernel, **options)
 
     return gate
 
