@@ -188,8 +188,9 @@ def open_executor(
             else:
                 target = cluster
             client = stack.enter_context(Client(target, timeout=CONNECT_S, set_as_default=False))
-        except (OSError, TimeoutError, ValueError) as problem:
-            raise ClusterError(f"cannot reach the cluster {cluster}: {problem}") from None
+        except (OSError, TimeoutError, ValueError, RuntimeError) as problem:  # RuntimeError: a worker did not start
+            what = "start a local cluster" if cluster == LOCAL else f"reach the cluster {cluster}"
+            raise ClusterError(f"cannot {what}: {problem}") from None
         yield DaskExecutor(client)
 
 
