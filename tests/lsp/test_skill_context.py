@@ -1,17 +1,18 @@
 """A skill's light bulb names the situation its effect was measured in, and once the gate has compiled this very
-text the claim follows what the compile found. `num_warps.dot` on a small f16 GEMM: before a compile (spills
-unknown) the f16 measurements that agree on the rest, all on kernels whose 4 warps spilled; after a gate run that
-found no spills, no f16 measurement matches (its spill-free ones are exact fp32, and attention at D = 64, which
-lost), so it claims no number."""
+text the claim follows what the compile found. `num_warps.dot` on an f16 GEMM with a 128 x 128 tile at 4 warps
+(128 accumulator registers a thread, where its measurements are): before a compile (spills unknown) the f16
+measurements that agree on the rest, all on kernels whose 4 warps spilled; after a gate run that found no spills,
+no f16 measurement matches (its spill-free ones are exact fp32, and attention at D = 64, which lost), so it
+claims no number."""
 
 from __future__ import annotations
 
 from lsp_support import actions_at, open_document, published
 from lsprotocol import types
 
-SMALL_GEMM = """\
+F16_GEMM = """\
 kernel mm(A: f16[M, K], B: f16[K, N], C: out f16[M, N]):
-    tile BM = 32, BN = 32, BK = 16
+    tile BM = 128, BN = 128, BK = 16
     policy num_warps = 4
     grid (cdiv(M, BM), cdiv(N, BN))
     rm = program_id(0) * BM + arange(BM)
@@ -31,7 +32,7 @@ sizes mm:
     small: M = 48, N = 40, K = 32
     large: M = 4096, N = 4096, K = 4096
 """
-LINE = SMALL_GEMM.split("\n").index("    policy num_warps = 4")
+LINE = F16_GEMM.split("\n").index("    policy num_warps = 4")
 
 
 async def more_warps_title(client, uri: str) -> str:
@@ -39,7 +40,7 @@ async def more_warps_title(client, uri: str) -> str:
 
 
 async def test_a_skill_measured_only_on_spilling_f16_kernels_claims_nothing_once_a_gate_finds_no_spills(vscode, uri):
-    open_document(vscode, uri, SMALL_GEMM)
+    open_document(vscode, uri, F16_GEMM)
     await published(vscode, uri, 1)
     before = await more_warps_title(vscode, uri)
     # spills unknown before a compile: the measurements that agree on the rest, all of them on spilling kernels
@@ -51,5 +52,6 @@ async def test_a_skill_measured_only_on_spilling_f16_kernels_claims_nothing_once
     assert result["compile"]["facts"]["spill_stores_bytes"] == 0, result["compile"]
 
     after = await more_warps_title(vscode, uri)
-    assert "(not measured for f16 dots, K-major A, no trans, compute-bound, no spills together)" in after, after
+    assert "(not measured for f16 dots, K-major A, no trans, compute-bound, no spills, accumulator 128 or more" in after
+    assert after.endswith("registers a thread together)"), after
     assert "×" not in after

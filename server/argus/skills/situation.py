@@ -6,7 +6,9 @@ was applied to (the candidate's text, without the skill). Two kinds of fact:
 
 - **Scope facts** (`SCOPE`) describe what kind of kernel it is: the dot's operands and input precision, which
   operands read their contraction axis along the contiguous one, which go through `trans`, compute- or
-  memory-bound, whether it spills registers, whether rows are wider than a tile. A card claims an effect only
+  memory-bound, whether it spills registers, whether rows are wider than a tile, how many registers a thread
+  gives the dot's accumulator (a 128 x 128 f32 tile at 4 warps is 128 of them, 64 x 64 is 32: more warps help
+  the first and cost the second). A card claims an effect only
   where some measurement agrees with the site on every scope fact both know; elsewhere it says "not measured
   for <fact>" and claims no number.
 - **Condition facts** (`CONDITIONS`: the scope facts plus the policy) split the measurements that agree: where a
@@ -30,7 +32,7 @@ from argus.skills.document import Document
 Situation = dict[str, Value | None]
 
 # what kind of kernel: outside every measurement on these, a card has no number
-SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows")
+SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows", "accumulator")
 # what splits measurements that agree on the scope into helping and hurting ones
 CONDITIONS = (*SCOPE, "num_warps", "num_stages")
 HELPS, HURTS = 1.02, 0.98  # a median at or beyond these is a gain or a loss; between them, noise
@@ -42,6 +44,7 @@ LABELS = {
     "bound": "bound",
     "spills": "register spills",
     "rows": "rows",
+    "accumulator": "accumulator registers a thread",
     "num_warps": "num_warps",
     "num_stages": "num_stages",
 }
@@ -62,9 +65,18 @@ def situation(site: SiteContext | None, spill_bytes: int | None = None) -> Situa
         "rows": None
         if site.row_wider_than_tile is None
         else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
+        "accumulator": accumulator_fact(site.accumulator_registers) if site.dot_line is not None else None,
         "num_warps": site.num_warps,
         "num_stages": site.num_stages,
     }
+
+
+def accumulator_fact(registers: float | None) -> str | None:
+    """The dot accumulator's registers a thread, in three bands: light, what a 64 x 64 f32 tile gives 4 warps;
+    medium; heavy, where a 128 x 128 one at 4 warps is."""
+    if registers is None:
+        return None
+    return "under 64" if registers < 64 else "64 to 127" if registers < 128 else "128 or more"
 
 
 def spill_fact(spill_bytes: int) -> str:
@@ -122,6 +134,8 @@ def describe(facts: Situation, keys: Iterable[str] = CONDITIONS) -> str:
             words.append("spilling registers" if value == "spills" else "no spills")
         elif key == "rows":
             words.append(f"rows {value}")
+        elif key == "accumulator":
+            words.append(f"accumulator {value} registers a thread")
         elif key == "num_warps":
             words.append(f"{value} warps")
         elif key == "num_stages":
