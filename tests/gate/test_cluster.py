@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -87,6 +88,16 @@ def test_runs_on_the_gpu_take_turns_on_the_worker_that_holds_it(executor):
     assert {t["worker"] for t in tasks} == set(gpu_worker)
     first, second = sorted((s["start"], s["stop"]) for t in tasks for s in t["startstops"] if s["action"] == "compute")
     assert first[1] <= second[0]  # the second began after the first ended
+
+
+def test_a_local_cluster_and_its_runs_leave_nothing_in_tmpdir(tmp_path, monkeypatch):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    with open_executor("local", workers=1) as executor:
+        [result] = ClusterGate(executor, device="cpu", stages=("compile",)).many([(SOURCE, "vector_add")])
+    assert result.passed
+    assert list(scratch.iterdir()) == []
 
 
 def test_a_run_that_may_use_a_gpu_asks_for_one_only_where_the_cluster_has_one():

@@ -176,6 +176,7 @@ def open_executor(
         yield SerialExecutor()
         return
     try:
+        import dask
         from distributed import Client
     except ImportError as missing:
         raise ClusterError(f"--cluster {cluster} needs dask.distributed ({missing}); or use --cluster serial") from None
@@ -184,6 +185,9 @@ def open_executor(
             if cluster == LOCAL:
                 gpus = gpu_count() if device in ("cuda", "auto") else 0
                 count = default_cpu_workers(gpus) if workers is None else workers
+                # The scheduler's, nannies' and workers' files (and the jobs' bundles) go in a folder removed after.
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="argus-cluster-"))
+                stack.enter_context(dask.config.set({"temporary-directory": folder}))
                 target = stack.enter_context(local_cluster(count, gpus, runs_per_gpu))
             else:
                 target = cluster
