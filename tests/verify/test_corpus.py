@@ -190,7 +190,7 @@ def confirm(kernel, w) -> str:
         if lanes != "confirmed":
             return lanes
         # and the value: with some data, the padding lane changes the reduction (or is not the identity)
-        if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive")):
+        if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive", "alternating")):
             return "confirmed"
         return "the padding lanes hold the reduction's identity at the witness"
     if kind == "tag":

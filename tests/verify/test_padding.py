@@ -288,3 +288,33 @@ def test_a_lane_that_is_padding_in_every_iteration_is_dead():
         )
         == []
     )
+
+
+# ---- padding in a dot's result ----------------------------------------------------------------------
+SCORES = """
+kernel scores(q: f16[M, D], k: f16[N, D], y: out f32[M]):
+    tile BM = 32, BN = 64, BD = 64
+    requires D == BD
+    {requires}
+    grid (cdiv(M, BM),)
+    rm = program_id(0) * BM + arange(BM)
+    rn = arange(BN)
+    d = arange(BD)
+    qt = load(q[rm, d], mask=(rm < M, d < D), other=0)
+    kt = load(k[rn, d], mask=(rn < N, d < D), other=0)
+    s = {scores}
+    store(y[rm], max(s, axis=1), mask=rm < M)
+"""
+
+
+def scores(expression: str, requires: str = "requires N <= BN") -> list[str]:
+    return codes(SCORES.format(scores=expression, requires=requires))
+
+
+def test_a_dot_against_masked_off_keys_gives_padding_scores():
+    # keys past N are loaded as 0, so their scores are 0: the row max must not see them
+    assert "AR313" in scores("dot(qt, trans(kt))")
+    assert scores("where(rn[None, :] < N, dot(qt, trans(kt)), -inf)") == []
+    assert scores("dot(qt, trans(kt))", "requires N == BN") == []
+    # rows past M are padding of the result too, but whole rows of it: dead, never asked about
+    assert scores("where(rn[None, :] < N, dot(qt, trans(kt)), -inf) + 1.0") == []

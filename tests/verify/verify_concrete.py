@@ -5,7 +5,8 @@ records what happened at each memory access, dot, elementwise op, tag assertion 
 arrays, masks, tag values and truth values. Float data is not computed (no element values are needed to
 confirm an index, mask or tag violation); what a value *stands for* is tracked as concrete index arrays.
 With `floats`, float values are computed too (`CVal.floats`, float64): loaded tensors hold data of that kind
-("normal", "negative": all below -1, "positive": all above 1), masked-off lanes `other` (NaN without one), a
+("normal", "negative": all below -1, "positive": all above 1, "alternating": one tensor in two negative, the
+others positive), masked-off lanes `other` (NaN without one), a
 float scalar parameter 1; what a padding witness needs (the lanes a reduction sees).
 """
 
@@ -352,7 +353,12 @@ class Concrete:
             dims = [max(d, 1) for d in self.dims(param)]
             base = rng.random(dims)
             kinds = {"negative": -1 - base, "positive": 1 + base, "normal": rng.standard_normal(dims)}
-            self.float_data[param.name] = kinds[self.floats]
+            # "alternating": the tensors loaded first, third, ... negative, the others positive (a dot's
+            # operands of opposite signs: every product negative)
+            kind = self.floats
+            if kind == "alternating":
+                kind = "negative" if len(self.float_data) % 2 == 0 else "positive"
+            self.float_data[param.name] = kinds[kind]
         return self.float_data[param.name]
 
     def op_store(self, op):
@@ -393,7 +399,13 @@ class Concrete:
                 floats = np.matmul(np.broadcast_to(a.floats, a.shape), np.broadcast_to(b.floats, b.shape))
             if len(op.operands) > 2 and self.get(op.operands[2]).floats is not None:
                 floats = floats + self.get(op.operands[2]).floats
-        self.put(op, CVal(shape, None, layout, tags, floats=floats))
+        valid = None
+        if a.valid is not None or b.valid is not None:
+            # the result's lane (i, j) is padding where every product of its sum is: a's row or b's column
+            va = np.ones(a.shape, bool) if a.valid is None else np.broadcast_to(a.valid, a.shape)
+            vb = np.ones(b.shape, bool) if b.valid is None else np.broadcast_to(b.valid, b.shape)
+            valid = va.any(axis=-1)[..., :, None] & vb.any(axis=-2)[..., None, :]
+        self.put(op, CVal(shape, None, layout, tags, valid, floats))
 
     # ---- tags -----------------------------------------------------------------------------------
     def op_tag(self, op):

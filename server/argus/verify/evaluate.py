@@ -445,12 +445,14 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 layout[key] = Entry(move_coords(entry.term, out_map_b), entry.label, entry.stat, entry.origin)
         tags = merge_tags(a.tags, b.tags)
         term = self.shared.fresh("integer dot") if is_int(op.result.type) else None
-        sym = Sym(shape, term, layout, tags)
+        valid, lanes = self.dot_output(a, b, rank)
+        sym = Sym(shape, term, layout, tags, valid, lanes)
         if len(op.operands) > 2:
-            acc = self.get(op.operands[2])
-            sym = Sym(
-                shape, term, self.merge_layouts(acc.layout, layout, shape, op, context), merge_tags(tags, acc.tags)
-            )
+            acc = self.aligned(self.get(op.operands[2]), shape)
+            merged = self.merge_layouts(acc.layout, layout, shape, op, context)
+            total = None if valid is None else self.combined([acc, sym], BINARY["+"])
+            valid = valid if acc.valid is None or valid is None else z3.And(acc.valid, valid)
+            sym = Sym(shape, term, merged, merge_tags(tags, acc.tags), valid if total is not None else None, total)
         self.result(op, sym)
 
     # memory --------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from argus.verify.padding import (
     Leaf,
     Tree,
     VSet,
+    add,
     apply,
     bounded,
     branch,
@@ -33,7 +34,7 @@ from argus.verify.padding import (
     move,
     mul,
 )
-from argus.verify.terms import COORDS, move_coords, substitute
+from argus.verify.terms import COORDS, depends_on, move_coords, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 HINT = {
@@ -218,6 +219,33 @@ class PaddingMixin:
             return
         self.padding(op, "dot", products, z3.And(*valids), kk, extent, coords, ranges, context)
 
+    def dot_output(self, a: Sym, b: Sym, rank: int) -> tuple[z3.BoolRef | None, Tree | None]:
+        """The padding of a dot's result: its lane (i, j) is padding where a's row i or b's column j is masked
+        off whatever the K lane (the conjuncts of their masks that do not mention it), and holds the sum of the
+        products there: 0 when each is 0 (a padding of 0 against finite values). None, None when there is no
+        such padding or an operand's is not known."""
+        if not self.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
+            return None, None
+        parts = [c for c in kept(a.valid, COORDS[rank - 1]) + kept(b.valid, COORDS[rank - 2])]
+        if not parts:
+            return None, None
+        products = VSet()
+        for padded, other in ((a, b), (b, a)):
+            if padded.valid is None:
+                continue
+            real = set(conjuncts(padded.valid))
+            pads = [leaf.values for path, leaf in leaves(padded.lanes) if not any(c.get_id() in real for c in path)]
+            every = [leaf.values for _, leaf in leaves(self.lane_tree(other))]
+            for pad in pads:
+                for value in every:
+                    products = products.union(mul(pad, value))
+        total = products if products == const(0.0) else add(products, REAL)
+        origins = tuple(
+            {span for s in (a, b) if s.lanes is not None for _, leaf in leaves(s.lanes) for span in leaf.origins}
+        )
+        valid = z3.And(*parts)
+        return valid, Branch(valid, Leaf(REAL), Leaf(total, origins))
+
 
 def conjuncts(term: z3.BoolRef) -> list[int]:
     """The ids of a mask and of its conjuncts: a lane under any of them is a real lane."""
@@ -226,3 +254,12 @@ def conjuncts(term: z3.BoolRef) -> list[int]:
         for child in term.children():
             out += conjuncts(child)
     return out
+
+
+def kept(mask: z3.BoolRef | None, contracted: z3.ArithRef) -> list[z3.BoolRef]:
+    """The conjuncts of a dot operand's mask that do not mention its contracted coordinate."""
+    if mask is None:
+        return []
+    if z3.is_and(mask):
+        return [c for child in mask.children() for c in kept(child, contracted)]
+    return [] if depends_on(mask, [contracted]) else [mask]
