@@ -96,13 +96,13 @@ def walk(node):
             yield from walk(value)
 
 
+def has_dot(node) -> bool:
+    """A `dot` call somewhere under `node` (a statement, an expression or a list of them)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "dot" for n in walk(node))
+
+
 def dot_in_loop(kernel: ast.Kernel) -> bool:
-    for node in walk(kernel.body):
-        if isinstance(node, ast.For) and any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "dot" for n in walk(node.body)
-        ):
-            return True
-    return False
+    return any(isinstance(node, ast.For) and has_dot(node.body) for node in walk(kernel.body))
 
 
 def kernel_facts(check: CheckResult, kernel: ast.Kernel) -> KernelFacts:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from argus.dsl import ast
 from argus.skills.cards import Card
 from argus.skills.document import Document
-from argus.skills.facts import walk
+from argus.skills.facts import has_dot, walk
 from argus.skills.predict import Prediction, predict
 from argus.skills.roles import constants_for
 from argus.skills.situation import Situation, kernel_situation, with_spills
@@ -70,13 +70,7 @@ def kind_of(card: Card) -> str:
 
 
 def loop_lines(kernel: ast.Kernel) -> set[int]:
-    lines = set()
-    for loop in (n for n in walk(kernel.body) if isinstance(n, ast.For)):
-        if any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "dot" for n in walk(loop.body)
-        ):
-            lines.add(loop.span.line)
-    return lines
+    return {n.span.line for n in walk(kernel.body) if isinstance(n, ast.For) and has_dot(n.body)}
 
 
 def at_line(app: Application, kernel: ast.Kernel, line: int) -> bool:

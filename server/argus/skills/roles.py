@@ -14,12 +14,12 @@ Tile-size cards are learned per role: `tile_size.BM.dot` is the rows of a dot's 
 from __future__ import annotations
 
 from argus.dsl import ast
-from argus.skills.facts import walk
+from argus.skills.facts import dot_in_loop, has_dot, walk
 
 
 def tile_roles(kernel: ast.Kernel) -> dict[str, str]:
     """Tile constant name -> its role (BM, BN, BK), for the constants whose role the kernel shows."""
-    tiles = {s.name for stmt in kernel.body if isinstance(stmt, ast.TileDecl) for s in stmt.settings}
+    tiles = set(tile_names(kernel))
     roles: dict[str, str] = {}
     accumulators = dot_accumulators(kernel)
     for node in walk(kernel.body):
@@ -34,11 +34,15 @@ def tile_roles(kernel: ast.Kernel) -> dict[str, str]:
                 step = range_step(node)
                 if step in tiles:
                     roles.setdefault(step, "BK")
-    if not accumulators and not any(isinstance(n, ast.For) and has_dot(n.body) for n in walk(kernel.body)):
+    if not accumulators and not dot_in_loop(kernel):
         lengths = sorted(tiles & arange_lengths(kernel))
         if len(lengths) == 1:
             roles[lengths[0]] = "BN"
     return roles
+
+
+def tile_names(kernel: ast.Kernel) -> list[str]:
+    return [s.name for stmt in kernel.body if isinstance(stmt, ast.TileDecl) for s in stmt.settings]
 
 
 def arange_lengths(kernel: ast.Kernel) -> set[str]:
@@ -51,22 +55,14 @@ def arange_lengths(kernel: ast.Kernel) -> set[str]:
     return found
 
 
-def is_dot(expr) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dot"
-
-
-def has_dot(body) -> bool:
-    return any(is_dot(n) for n in walk(body))
-
-
 def dot_accumulators(kernel: ast.Kernel) -> set[str]:
     """Names a dot accumulates into: `acc += dot(...)`, `acc = acc + dot(...)`, `acc = dot(a, b, acc)`."""
     found = set()
     for node in walk(kernel.body):
         match node:
-            case ast.AugAssign(target=ast.Name(id=name), value=value) if has_dot([value]):
+            case ast.AugAssign(target=ast.Name(id=name), value=value) if has_dot(value):
                 found.add(name)
-            case ast.Assign(targets=[ast.Name(id=name)], value=value) if has_dot([value]):
+            case ast.Assign(targets=[ast.Name(id=name)], value=value) if has_dot(value):
                 names = {n.id for n in walk(value) if isinstance(n, ast.Name)}
                 if name in names:
                     found.add(name)
@@ -94,7 +90,7 @@ def constants_for(kernel: ast.Kernel, role: str) -> list[str]:
     """The tile constants a card learned for `role` applies to: the one named so, where the kernel has it (the
     names of the experts: attention's BN is its key block, which the roles above would call BK), else those in
     that role."""
-    tiles = [s.name for stmt in kernel.body if isinstance(stmt, ast.TileDecl) for s in stmt.settings]
+    tiles = tile_names(kernel)
     if role in tiles:
         return [role]
     roles = tile_roles(kernel)

@@ -10,7 +10,7 @@ from argus.dsl.unparse import unparse
 from argus.skills.facts import walk
 from argus.skills.provider import Edit
 from argus.skills.transforms.base import Application, Check, Transform
-from argus.skills.transforms.settings import loop_has_dot, setting_node, tune_values
+from argus.skills.transforms.settings import appended_setting, loop_has_dot, setting_node, tune_values
 
 
 def statements(kernel: ast.Kernel) -> list:
@@ -85,10 +85,9 @@ class GroupedOrder(Transform):
         tile = next((s for s in body if isinstance(s, ast.TileDecl)), None)
         if tile is None:
             return []
-        last = tile.settings[-1].span
-        setting_text = f", {name} = {group}" + (f" tune {tune}" if tune else "")
+        setting_text = f"{name} = {group}" + (f" tune {tune}" if tune else "")
         edits = [
-            Edit(Span(last.end_line, last.end_col, last.end_line, last.end_col), setting_text),
+            appended_setting(tile, setting_text),
             Edit(grid.span, f"grid ({name} * cdiv({n}, {bn}), cdiv(cdiv({m}, {bm}), {name}))"),
             Edit(
                 ids.span,

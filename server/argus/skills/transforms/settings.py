@@ -137,15 +137,18 @@ class SettingTransform(Transform):
         return found
 
 
+def appended_setting(decl: ast.TileDecl | ast.PolicyDecl, setting_text: str) -> Edit:
+    """The edit that adds `, setting_text` after the last setting of a `tile` or `policy` line."""
+    last = decl.settings[-1].span
+    return Edit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {setting_text}")
+
+
 def policy_insertion(kernel: ast.Kernel, setting_text: str) -> tuple[Edit, Span]:
     """The edit that adds `setting_text` to the kernel's `policy` line (a new line after its `tile` line, or
     first in its body, where it has none) and the span to anchor the action at."""
-    policies = [stmt for stmt in kernel.body if isinstance(stmt, ast.PolicyDecl)]
-    if policies:
-        last = policies[0].settings[-1].span
-        return Edit(Span(last.end_line, last.end_col, last.end_line, last.end_col), f", {setting_text}"), policies[
-            0
-        ].span
+    policy = next((stmt for stmt in kernel.body if isinstance(stmt, ast.PolicyDecl)), None)
+    if policy is not None:
+        return appended_setting(policy, setting_text), policy.span
     tiles = [stmt for stmt in kernel.body if isinstance(stmt, ast.TileDecl)]
     first = kernel.body[0].span
     line = tiles[0].span.end_line + 1 if tiles else first.line
