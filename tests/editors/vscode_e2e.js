@@ -300,7 +300,10 @@ async function scenario(page, s) {
     await shot(page, `${s.name}-1-diagnostic`);
     if (s.diagnostic.hover) {
       // the hover over the squiggle: the message with its counterexample, as a user reads it
-      const box = await page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first().boundingBox();
+      // opening the Problems panel lays the editor out again: wait for the squiggle to be drawn once more
+      const squiggle = page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first();
+      await squiggle.waitFor({ timeout: WAIT });
+      const box = await squiggle.boundingBox();
       expect(box !== null, 'the squiggle has no box on the page');
       const hover = await hoverOver(page, box, s.diagnostic.hover);
       log(`${s.name}: hover: ${(await hover.first().innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
