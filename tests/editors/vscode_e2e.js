@@ -162,11 +162,15 @@ async function actUntilShown(locator, act, tryMs, again) {
   }
 }
 
-// The hover over the squiggle in `box`: each try, the mouse leaves the editor and comes back in steps, each a
-// mousemove event for Monaco.
-async function hoverOver(page, box, text) {
+// The hover over `squiggle`: each try, the mouse leaves the editor and comes back in steps, each a mousemove
+// event for Monaco. The squiggle's box is read again each try: Monaco redraws its view lines whenever the
+// layout changes (the Problems panel opening), and a box read between two draws is null or stale.
+async function hoverOver(page, squiggle, text) {
   const hover = page.locator('.monaco-hover:visible', { hasText: text });
   const moveOnto = async () => {
+    await squiggle.waitFor({ timeout: WAIT });
+    const box = await squiggle.boundingBox();
+    if (box === null) return; // redrawn between the wait and the read: the next try reads it again
     await page.mouse.move(5, 5);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
   };
@@ -300,12 +304,8 @@ async function scenario(page, s) {
     await shot(page, `${s.name}-1-diagnostic`);
     if (s.diagnostic.hover) {
       // the hover over the squiggle: the message with its counterexample, as a user reads it
-      // opening the Problems panel lays the editor out again: wait for the squiggle to be drawn once more
       const squiggle = page.locator(`.editor-instance .monaco-editor .squiggly-${s.diagnostic.severity}`).first();
-      await squiggle.waitFor({ timeout: WAIT });
-      const box = await squiggle.boundingBox();
-      expect(box !== null, 'the squiggle has no box on the page');
-      const hover = await hoverOver(page, box, s.diagnostic.hover);
+      const hover = await hoverOver(page, squiggle, s.diagnostic.hover);
       log(`${s.name}: hover: ${(await hover.first().innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
       await shot(page, `${s.name}-2-hover`);
       await page.mouse.move(5, 5);
