@@ -26,6 +26,7 @@ from z3 import z3core
 from argus.verify.facts import DataFacts
 from argus.verify.model import Loop, Obligation
 from argus.verify.terms import applications, free_names
+from argus.verify.visible import preferences
 from argus.verify.witness import Access as AccessRecord
 from argus.verify.witness import Counterexample
 
@@ -200,15 +201,37 @@ class Prover:
         if loose:
             what = ", ".join(n.split("#")[0].lstrip("?") for n in loose[:3])
             return Verdict("unknown", f"it depends on loop-carried {what}, which no `invariant` describes", units=used)
-        model = self.small_model(solver)
+        model = self.small_model(solver, ob)
         return Verdict("refuted", witness=self.witness(ob, model, claim), units=used)
 
-    def small_model(self, solver: z3.Solver) -> z3.ModelRef:
-        """A model with small sizes when there is one: counterexamples should be runnable on a laptop. Each
-        bound gets a quarter of the budget (they are easy: bench/verify_rlimit.py's `shrink` queries)."""
+    def small_model(self, solver: z3.Solver, ob: Obligation | None = None) -> z3.ModelRef:
+        """A model with small sizes when there is one: counterexamples should be runnable on a laptop, and
+        show their failure (visible.preferences: a softmax of two columns, not one). The preferences a model
+        can meet are kept, in their order; then each bound is tried under them. Each query gets a quarter of
+        the budget (they are easy: bench/verify_rlimit.py's `shrink` queries)."""
         model = solver.model()
+        kept: list[z3.BoolRef] = []
+        for condition in [] if ob is None else preferences(ob, self.sizes, self.constants):
+            solver.push()
+            solver.add(*kept, self.here(condition))
+            answer, _, _ = self.check(solver, share=4)
+            if answer == z3.sat:
+                kept.append(self.here(condition))
+                model = solver.model()
+            solver.pop()
         if not self.sizes:
             return model
+        sizes = [self.here(s) for s in self.sizes.values()]
+        for bound in SHRINK_BOUNDS:
+            solver.push()
+            solver.add(*kept, *[s <= bound for s in sizes])
+            answer, _, _ = self.check(solver, share=4)
+            if answer == z3.sat:
+                model = solver.model()
+                solver.pop()
+                break
+            solver.pop()
+        return model
         sizes = [self.here(s) for s in self.sizes.values()]
         for bound in SHRINK_BOUNDS:
             solver.push()
