@@ -127,6 +127,25 @@ def test_a_range_data_fact_is_checked_at_launch(build):
     assert len(module.KERNELS["pick"]["jit"].launches) == 1
 
 
+SCATTER = """
+kernel scatter(x: f32[S], ids: i64[S], out: out f32[R]):
+    requires permutation(ids, R)
+    grid (S,)
+    p = program_id(0)
+    t = load(ids[p])
+    store(out[t], load(x[p]), mask=t < R)
+"""
+
+
+def test_a_permutation_data_fact_is_checked_at_launch(build):
+    module = build(SCATTER)
+    x, out = torch.randn(6), torch.empty(4)
+    for ids in ([0, 1, 1, 3, 4, 4], [0, 1, 2, 4, 4, 4], [0, -1, 2, 3, 1, 4]):  # 1 twice; 3 missing; a negative
+        assert "permutation(ids, R)" in launch_error(module.scatter, x, torch.tensor(ids), out)
+    module.scatter(x, torch.tensor([3, 4, 1, 4, 0, 2]), out)  # 0..3 once each, 4 is padding (twice)
+    assert len(module.KERNELS["scatter"]["jit"].launches) == 1
+
+
 def test_size_from_an_offset_dimension(build):
     module = build(EXAMPLE["moe_gemm"])
     X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()

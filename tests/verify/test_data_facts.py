@@ -48,3 +48,54 @@ def test_the_fact_belongs_in_requires_and_takes_an_integer_tensor():
     assert "AR216" in [d.code for d in check_source(outside).diagnostics]
     wrong = check_source(GATHER.replace("FACT", "requires in_range(x, 0, C)"))
     assert any(d.code == "AR204" and "integer tensor" in d.message for d in wrong.diagnostics)
+
+
+# Fused MoE as vLLM writes it: sorted_ids lists each of the R = T * TOPK (token, choice) rows once, grouped by
+# expert in blocks of BM and padded with R; each program multiplies one block by its expert's weight and stores
+# the rows back where they came from. Without the fact, two programs could read the same row id (AR302).
+FUSED_MOE = """
+kernel fused_moe(A: f16[T, K], W: f16[E, N, K], sorted_ids: i32[S], expert_ids: i32[NB], C: out f16[R, N]):
+    tile BM = 16, BN = 32, BK = 32, TOPK = 2
+    requires in_range(expert_ids, 0, E), FACT, R == T * TOPK, NB * BM == S
+    grid (cdiv(S, BM), cdiv(N, BN))
+    pm, pn = program_id(0), program_id(1)
+    rows = pm * BM + arange(BM)
+    tok = load(sorted_ids[rows])
+    live = tok < R
+    e = load(expert_ids[pm])
+    rn = pn * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(A[tok // TOPK, rk], mask=(live, rk < K), other=0)
+        w = load(W[e, rn, rk], mask=(rn < N, rk < K), other=0)
+        acc = dot(a, trans(w), acc)
+    store(C[STORED, rn], acc.to(f16), mask=(live, rn < N))
+"""
+
+
+def moe_codes(fact: str, stored: str = "tok") -> list[str]:
+    check = check_source(FUSED_MOE.replace("FACT", fact).replace("STORED", stored))
+    assert not check.has_errors, [d.message for d in check.diagnostics]
+    return [d.code for d in verify_check(check).diagnostics if d.severity.value == "error"]
+
+
+def test_rows_stored_through_a_permutation_do_not_race():
+    assert moe_codes("permutation(sorted_ids, R)") == []
+
+
+def test_without_the_permutation_two_programs_may_store_the_same_row():
+    assert moe_codes("in_range(sorted_ids, 0, R + 1)") == ["AR302"]
+
+
+def test_a_permutation_does_not_make_a_many_to_one_row_map_race_free():
+    # each token's TOPK rows land on one row of C: two lanes holding 2t and 2t + 1 collide
+    assert "AR302" in moe_codes("permutation(sorted_ids, R)", stored="tok // TOPK")
+
+
+def test_the_permutation_fact_checks_its_arguments():
+    source = FUSED_MOE.replace("FACT", "permutation(W, R)").replace("STORED", "tok")
+    assert [d.code for d in check_source(source).diagnostics if d.severity.value == "error"] == ["AR204"]
+    source = FUSED_MOE.replace("FACT, ", "").replace("STORED", "tok")
+    source = source.replace("live = tok < R", "live = permutation(sorted_ids, R)")
+    assert "AR216" in [d.code for d in check_source(source).diagnostics]

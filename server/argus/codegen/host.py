@@ -24,7 +24,7 @@ def launch_arguments(kernel: ir.KernelIR) -> list[str]:
     return [*kernel.sizes, *scalars, *kernel.constants]
 
 
-DATA_FACTS = ("partition", "in_range")  # ops of `requires` that speak of a tensor's contents
+DATA_FACTS = ("partition", "in_range", "permutation")  # ops of `requires` that speak of a tensor's contents
 
 
 def fact_tensors(kernel: ir.KernelIR) -> list[str]:
@@ -96,7 +96,7 @@ def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
     lines.add(1, "requires = [")
     for value, span in kernel.requires:
         text = str(host.of(value))
-        shown = re.sub(r"\b_(cdiv|partition|in_range)\(", r"\1(", text)  # as the Argus source writes it
+        shown = re.sub(r"\b_(cdiv|partition|in_range|permutation)\(", r"\1(", text)  # as the Argus source writes it
         lines.add(2, f"({shown!r}, bool({text})),", span.line + 1)
     lines.add(1, "]")
     lines.add(1, "return grid, requires")

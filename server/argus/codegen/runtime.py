@@ -70,6 +70,18 @@ def _in_range(values, lo, hi):
     return bool(values.min().item() >= lo and values.max().item() < hi)
 
 
+def _permutation(values, n):
+    """Data fact `permutation(T, n)`: each of 0..n-1 occurs exactly once in T, every other element is n or more
+    (padding, which may repeat). Unchecked (True) where the tensor is not at hand."""
+    if values is None:
+        return True
+    values = values.detach().to("cpu", torch.int64)
+    real = values[values < n]
+    if real.numel() != n:
+        return False
+    return n == 0 or bool(real.min().item() >= 0 and torch.unique(real).numel() == n)
+
+
 def _short(value):
     return _describe(value) if isinstance(value, torch.Tensor) and value.numel() > 16 else value
 

@@ -130,6 +130,13 @@ BUILTINS: dict[str, Builtin] = {
                 "In `requires` only: every element of the integer tensor T lies in lo <= T[...] < hi (gather "
                 "indices, expert ids, class targets). The launcher checks it; the verifier assumes it.",
             ),
+            (
+                "permutation",
+                "permutation(T, n) -> bool",
+                "In `requires` only: each of 0..n-1 occurs exactly once in the 1-D integer tensor T and every other "
+                "element is n or more, padding (fused MoE's sorted token ids). The launcher checks it; the "
+                "verifier assumes it: rows stored through T from different lanes never collide.",
+            ),
         ],
     ),
     **_table(

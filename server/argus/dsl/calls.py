@@ -769,6 +769,24 @@ class CallsMixin:
             result_type, self.emit("in_range", [tensor.value, lo.value, hi.value], result_type, e.span), span=e.span
         )
 
+    def call_permutation(self, e: ast.Call) -> V:
+        """A data fact: `requires permutation(sorted_ids, R)` (each of 0..R-1 once, the other elements >= R)."""
+        if not self.in_requires:
+            return self.error("AR216", e.span, "permutation(T, n) states a data fact and belongs in `requires`")
+        args = self.bind_args(e, ["T", "n"], 2)
+        if args is None:
+            return ERROR
+        tensor = self.expr(args["T"])
+        n = self.value_arg(args["n"])
+        if isinstance(tensor.type, ErrorT) or isinstance(n.type, ErrorT):
+            return ERROR
+        if not isinstance(tensor.type, TensorT) or len(tensor.type.shape) != 1 or not tensor.type.dtype.is_integer:
+            return self.error("AR204", args["T"].span, f"permutation takes a 1-D integer tensor, not {tensor.type}")
+        if not isinstance(n.type, ScalarT) or not n.type.dtype.is_integer:
+            return self.error("AR204", args["n"].span, f"permutation's n is an integer scalar, not {n.type}")
+        result_type = ScalarT(BOOL)
+        return V(result_type, self.emit("permutation", [tensor.value, n.value], result_type, e.span), span=e.span)
+
     def call_assert_tag(self, e: ast.Call) -> V:
         if not e.keywords and len(e.args) == 1:
             self.assertion("assert", e.args[0], e.span)

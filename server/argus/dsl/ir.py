@@ -16,6 +16,7 @@ Op kinds and their operands (attrs in brackets):
   tag_read(x) [name]                 assert(cond)                    invariant(cond)
   partition(tensor, n): a data fact in `requires` (tensor holds the cut points of 0..n)
   in_range(tensor, lo, hi): a data fact in `requires` (every element of tensor lies in lo <= x < hi)
+  permutation(tensor, n): a data fact in `requires` (each of 0..n-1 occurs once in tensor, the rest >= n)
   for(start, stop, step, init...) [var, static, carried]  regions: body(args: iv, carried...)
   if(cond) [names]                   regions: then, else; each yields the results
 Indices and masks of memory ops are already broadcast-compatible with the access tile, so code

@@ -516,6 +516,7 @@ HELPERS = {
     "_trips": _trips,
     "_partition": lambda *_: True,
     "_in_range": lambda *_: True,
+    "_permutation": lambda *_: True,
     "math": math,
     "max": max,
     "min": min,

@@ -1,7 +1,8 @@
 """Data facts a kernel states in `requires` about the contents of integer tensors, as ground z3 facts.
 
 `partition(T, n)`: T[0] == 0 <= T[1] <= ... <= T[last] == n; `in_range(T, lo, hi)`: lo <= T[...] < hi for every
-element inside T's extents. The universal statement is never handed to
+element inside T's extents; `permutation(T, n)`: each of 0..n-1 occurs once in T, the other elements are >= n
+(stated through an inverse, position(T[i]) == i where T[i] < n). The universal statement is never handed to
 z3 as a quantifier: each query gets the instances of it over the T-applications the query mentions (plus
 the two ends), which is sound (they are consequences of the fact) and keeps every query quantifier-free.
 """
@@ -31,20 +32,50 @@ class Range:
 
 
 @dataclass(slots=True)
+class Permutation:
+    """Each of 0..total-1 occurs once in T: on those values T has an inverse (`position`), which is what makes
+    two lanes that read different elements store to different rows, without a quantifier or a pair of them."""
+
+    function: z3.FuncDeclRef
+    total: z3.ArithRef
+    length: z3.ArithRef  # the tensor's extent
+    position: z3.FuncDeclRef  # value -> the index that holds it
+
+    def instance(self, app: z3.ExprRef) -> z3.BoolRef:
+        index = app.arg(0)
+        real = z3.And(app >= 0, z3.Implies(app < self.total, self.position(app) == index))
+        return z3.Implies(z3.And(index >= 0, index < self.length), real)
+
+
+@dataclass(slots=True)
 class DataFacts:
     partitions: dict[str, Partition] = field(default_factory=dict)
     ranges: dict[str, list[Range]] = field(default_factory=dict)
+    permutations: dict[str, Permutation] = field(default_factory=dict)
     loaded: dict[str, list[z3.ExprRef]] = field(default_factory=dict)  # every T[...] the evaluation created
     cached: list[z3.BoolRef] | None = None  # the instances over `loaded`, built once per kernel
 
     def note(self, name: str, application: z3.ExprRef) -> None:
         """Remember a data application, so that queries need not search their formulas for them."""
-        if name not in self.partitions and name not in self.ranges:
+        if name not in self.partitions and name not in self.ranges and name not in self.permutations:
             return  # only tensors with data facts have facts to instantiate
         known = self.loaded.setdefault(name, [])
         if not any(application.eq(a) for a in known):
             known.append(application)
             self.cached = None
+
+    def query_instances(self, formulas: list[z3.BoolRef]) -> list[z3.BoolRef]:
+        """The permutation instances over the applications a query mentions that the evaluation did not create:
+        a race pairs one program's loads with the other's under renamed element coordinates, and two lanes
+        reading different elements must be known to read different values there."""
+        facts: list[z3.BoolRef] = []
+        for name, perm in self.permutations.items():
+            known = self.loaded.get(name, [])
+            found: list[z3.ExprRef] = []
+            for formula in formulas:
+                found += [a for a in applications(formula, name) if not any(a.eq(b) for b in known + found)]
+            facts += [perm.instance(app) for app in found]
+        return facts
 
     def instances(self, formulas: list[z3.BoolRef] | None = None) -> list[z3.BoolRef]:
         """Instances over the applications the evaluation created (a superset of those a query mentions:
@@ -79,6 +110,11 @@ class DataFacts:
                 for app in apps:
                     inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(fact.dims)]
                     facts.append(z3.Implies(z3.And(*inside), z3.And(fact.lo <= app, app < fact.hi)))
+        for name, perm in self.permutations.items():
+            apps = list(self.loaded.get(name, []))
+            for formula in formulas or []:
+                apps.extend(a for a in applications(formula, name) if not any(a.eq(b) for b in apps))
+            facts += [perm.instance(app) for app in apps]
         if not formulas:
             self.cached = facts
         return facts

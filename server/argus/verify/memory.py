@@ -5,7 +5,7 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.verify.facts import Partition, Range
+from argus.verify.facts import Partition, Permutation, Range
 from argus.verify.model import Access, Context, Entry, Obligation, Sym
 from argus.verify.terms import (
     move_coords,
@@ -119,4 +119,12 @@ class MemoryMixin:
         dims = self.shared.dims(param)
         function = self.shared.data(param.name, len(dims))
         self.shared.facts.ranges.setdefault(param.name, []).append(Range(function, lo, hi, dims))
+        self.result(op, Sym((), z3.BoolVal(True)))
+
+    def op_permutation(self, op: ir.Op, context: Context) -> None:
+        param = self.shared.tensors[op.operands[0].id]
+        total = self.int_term(self.get(op.operands[1]))
+        position = z3.Function(f"{param.name}.position", z3.IntSort(), z3.IntSort())
+        fact = Permutation(self.shared.data(param.name, 1), total, self.shared.dims(param)[0], position)
+        self.shared.facts.permutations[param.name] = fact
         self.result(op, Sym((), z3.BoolVal(True)))

@@ -176,6 +176,8 @@ class Prover:
         solver = self.solver()
         claim = z3.And(*[self.here(a) for a in ob.assumptions], z3.Not(goal))
         solver.add(claim)
+        if self.facts.permutations:
+            solver.add(*[self.here(f) for f in self.facts.query_instances([ob.goal, *ob.assumptions])])
         answer, used, exhausted = self.check(solver)
         if answer == z3.unsat:
             return Verdict("proved", units=used)
