@@ -279,6 +279,131 @@ def padding_value(kernel, w, floats: str) -> bool:
     return False
 
 
+# ---- the witness shows the failure (issue 17, class 8) --------------------------------------------
+# In the launch a witness names, the mistake can be seen: a contraction's two K indices are elements that
+# exist, a statistic is that of a real row and meets a tile with another real lane beside the element along
+# each axis (not a softmax of one column), and the outputs the buggy kernel writes there differ from its
+# fixed twin's with some data. An out-of-bounds access and a race are the failure themselves (and numpy
+# neither faults nor races), and so is an element no program writes (a twin fixed by `requires` cannot even
+# be launched at those sizes): for them the confirmation above is the whole check.
+IN_OUTPUT = {"contraction", "alignment", "tag", "invariant_entry", "invariant_step", "padding"}
+DATA = ("normal", "negative", "positive", "alternating", "wide")
+
+
+@pytest.mark.parametrize("path", BUGGY, ids=lambda p: p.stem)
+def test_witness_shows_its_failure(path):
+    check, diagnostic = reported(path)
+    kernel = next(iter(check.analysis.kernels.values()))
+    witness = diagnostic.data["counterexample"]
+    assert visible(kernel, witness) == "visible"
+    if witness["kind"] in IN_OUTPUT:
+        fixed = check_source(path.with_suffix(".fixed.argus").read_text())
+        twin = next(iter(fixed.analysis.kernels.values()))
+        assert any(outputs_differ(kernel, twin, witness, floats) for floats in DATA), witness["sizes"]
+
+
+def extent(kernel, witness, label: str) -> int | None:
+    """The extent a dimension's label stands for at the witness: a size, a tile constant or a number."""
+    if label in witness["sizes"]:
+        return witness["sizes"][label]
+    constant = kernel.constants.get(label)
+    if constant is not None and isinstance(constant.value, int):
+        return constant.value
+    return int(label) if label.isdigit() else None
+
+
+def inside(kernel, witness, label: str, index: int) -> bool:
+    bound = extent(kernel, witness, label)
+    return bound is None or 0 <= index < bound
+
+
+def visible(kernel, w) -> str:
+    element = tuple(w["element"].values())
+    if w["kind"] == "contraction":
+        i, kk, j = element
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("dot",)):
+            a_axes = [(idx, label) for idx, label in e.detail["a"].values() if idx[i, 0] != idx[i, -1]]
+            b_axes = [(idx, label) for idx, label in e.detail["b"].values() if idx[0, j] != idx[-1, j]]
+            pairs = list(itertools.product(a_axes, b_axes))
+            for (a_idx, a_label), (b_idx, b_label) in [p for p in pairs if p[0][1] == p[1][1]] or pairs:
+                a_at, b_at = int(a_idx[i, kk]), int(b_idx[kk, j])
+                if a_at != b_at and inside(kernel, w, a_label, a_at) and inside(kernel, w, b_label, b_at):
+                    return "visible"
+        return "a contracted index at the witness is past its dimension (padding)"
+    if w["kind"] == "alignment":
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
+            valids = [v for v in e.detail["valids"] if v is not None]
+            shape = np.broadcast_shapes(*[np.shape(idx) for x in e.detail["layouts"] for idx, _ in x.values()])
+            real = np.ones(shape, bool)
+            for v in valids:
+                real = real & np.broadcast_to(v, shape)
+            lonely = [
+                k
+                for k, n in enumerate(shape)
+                if n > 1 and real[(*element[:k], slice(None), *element[k + 1 :])].sum() < 2
+            ]
+            for x, y in itertools.combinations(e.detail["layouts"], 2):
+                for key in set(x) & set(y):
+                    (a, label), (b, _) = x[key], y[key]
+                    at, other = int(np.broadcast_to(a, shape)[element]), int(np.broadcast_to(b, shape)[element])
+                    if at == other:
+                        continue
+                    if not (inside(kernel, w, label, at) and inside(kernel, w, label, other)):
+                        return "the statistic's index or the element's is past the dimension"
+                    if lonely:
+                        return f"the element has no other real lane along axis {lonely[0]}"
+                    return "visible"
+        return "the operands stand for the same indices at the witness"
+    if w["kind"] == "padding" and any(k.startswith("a real lane") for k in w["values"]):
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
+            if e.kind == "reduce" and e.detail["valid"] is not None:
+                row = list(element)
+                row[e.detail["axis"]] = slice(None)
+                real = int(e.detail["valid"][tuple(row)].sum())
+            elif e.kind == "dot":
+                i, _, j = element
+                ones = np.ones((1, 1), bool)
+                a = np.broadcast_to(ones if e.detail["a_valid"] is None else e.detail["a_valid"], e.detail["a_shape"])
+                b = np.broadcast_to(ones if e.detail["b_valid"] is None else e.detail["b_valid"], e.detail["b_shape"])
+                real = int((a[i, :] & b[:, j]).sum())
+            else:
+                continue
+            return "visible" if real >= 2 else f"the padding lane's row has {real} real lane"
+        return "no reduction of the padding lane at the witness"
+    return "visible"
+
+
+def outputs(kernel, witness, floats: str, tables: dict) -> dict[str, np.ndarray]:
+    """What every program of the launch writes into each `out` tensor at the witness's sizes and data (NaN
+    where nothing is written); `tables` holds the float data, shared between a kernel and its twin."""
+    concrete = Concrete(kernel, witness["sizes"], tensor_data(kernel, witness), floats)
+    concrete.float_data = tables
+    out = {p.name: np.full(concrete.dims(p), np.nan) for p in kernel.params if p.is_out}
+    for program in itertools.product(*[range(g) for g in concrete.grid]):
+        for e in concrete.run(program):
+            if e.kind not in ("store", "atomic_add") or e.detail["tensor"] not in out or e.detail["value"] is None:
+                continue
+            target = out[e.detail["tensor"]]
+            keep = e.detail["mask"].copy()
+            for index, dim in zip(e.detail["indices"], e.detail["dims"], strict=True):
+                keep &= (index >= 0) & (index < dim)
+            where = tuple(index[keep] for index in e.detail["indices"])
+            values = np.broadcast_to(e.detail["value"], keep.shape)[keep]
+            if e.kind == "atomic_add":
+                target[where] = np.where(np.isnan(target[where]), 0, target[where])
+                np.add.at(target, where, values)
+            else:
+                target[where] = values
+    return out
+
+
+def outputs_differ(kernel, twin, witness, floats: str) -> bool:
+    tables: dict = {}
+    mine, theirs = outputs(kernel, witness, floats, tables), outputs(twin, witness, floats, tables)
+    with np.errstate(all="ignore"):
+        return any(not np.allclose(mine[n], theirs[n], rtol=1e-6, atol=1e-9, equal_nan=True) for n in mine)
+
+
 # ---- the concrete check can fail: a witness moved off the bug is not confirmed ---------------------
 def witness_of(name: str):
     check, diagnostic = reported(CORPUS / f"{name}.argus")
@@ -326,3 +451,37 @@ def test_padding_that_holds_the_identity_is_not_confirmed():
     kernel = next(iter(fixed.analysis.kernels.values()))
     assert padding_lanes(kernel, witness) == "confirmed"  # the same masks: only the value tells them apart
     assert confirm(kernel, witness) != "confirmed"
+
+
+def test_a_one_column_softmax_does_not_show_a_wrong_max():
+    """The witness alignment_softmax_next_row_max had before visible.py: N = 1, where any max gives 1."""
+    kernel, witness = witness_of("alignment_softmax_next_row_max")
+    assert visible(kernel, witness) == "visible"
+    witness["sizes"] = dict(witness["sizes"], N=1)
+    assert visible(kernel, witness) == "the element has no other real lane along axis 0"
+
+
+def test_a_statistic_of_a_row_past_m_is_not_visible():
+    """alignment_layernorm_wrong_axis's old witness, M = 1: the statistic applied is row 1's, which is not there."""
+    kernel, witness = witness_of("alignment_layernorm_wrong_axis")
+    witness["sizes"] = dict(witness["sizes"], M=1)
+    assert visible(kernel, witness) == "the statistic's index or the element's is past the dimension"
+
+
+def test_a_contraction_index_past_k_is_not_visible():
+    """contraction_pipelined_prologue's old witness, K = 32: a's K index 32 is a padding lane of a carried tile."""
+    kernel, witness = witness_of("contraction_pipelined_prologue")
+    witness["sizes"] = dict(witness["sizes"], K=32)
+    assert visible(kernel, witness) == "a contracted index at the witness is past its dimension (padding)"
+
+
+def test_a_layernorm_of_one_column_writes_the_same_outputs_whatever_its_variance():
+    """padding_layernorm_variance_not_remasked's old witness, N = 1: every output is 0, bug or not."""
+    path = CORPUS / "padding_layernorm_variance_not_remasked.argus"
+    kernel, witness = witness_of(path.stem)
+    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    assert any(outputs_differ(kernel, twin, witness, floats) for floats in DATA)
+    witness["sizes"], witness["element"] = dict(witness["sizes"], N=1), {"i": 1}
+    witness["values"] = dict(witness["values"], **{"a real lane of the same row: i": 0})
+    assert not any(outputs_differ(kernel, twin, witness, floats) for floats in DATA)
+    assert visible(kernel, witness) == "the padding lane's row has 1 real lane"

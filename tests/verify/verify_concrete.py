@@ -6,8 +6,9 @@ arrays, masks, tag values and truth values. Float data is not computed (no eleme
 confirm an index, mask or tag violation); what a value *stands for* is tracked as concrete index arrays.
 With `floats`, float values are computed too (`CVal.floats`, float64): loaded tensors hold data of that kind
 ("normal", "negative": all below -1, "positive": all above 1, "alternating": one tensor in two negative, the
-others positive), masked-off lanes `other` (NaN without one), a
-float scalar parameter 1; what a padding witness needs (the lanes a reduction sees).
+others positive, "wide": normal times 1000, where exp overflows), masked-off lanes `other` (NaN without one), a
+float scalar parameter 1; what a padding witness needs (the lanes a reduction sees), and the values a store
+writes (`detail["value"]`), from which a launch's outputs are put together (a witness's failure shows there).
 """
 
 from __future__ import annotations
@@ -309,7 +310,7 @@ class Concrete:
         self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags), floats=result))
 
     # ---- memory and dot -------------------------------------------------------------------------
-    def access(self, op):
+    def access(self, op, **written):
         parts = ir.memory_access(op)
         param = self.tensors[parts.tensor.id]
         arrays = [self.get(v).array for v in parts.indices]
@@ -319,7 +320,7 @@ class Concrete:
             shape = shape_of(op.result.type)
         indices = [np.broadcast_to(a, shape) for a in arrays]
         mask = np.ones(shape, bool) if parts.mask is None else np.broadcast_to(self.get(parts.mask).array, shape)
-        self.record(op.kind, op, tensor=param.name, indices=indices, mask=mask, dims=self.dims(param))
+        self.record(op.kind, op, tensor=param.name, indices=indices, mask=mask, dims=self.dims(param), **written)
         return param, indices, mask, shape
 
     def op_load(self, op):
@@ -356,6 +357,7 @@ class Concrete:
             dims = [max(d, 1) for d in self.dims(param)]
             base = rng.random(dims)
             kinds = {"negative": -1 - base, "positive": 1 + base, "normal": rng.standard_normal(dims)}
+            kinds["wide"] = 1000 * kinds["normal"]  # exp overflows: what a max subtracted before it is for
             # "alternating": the tensors loaded first, third, ... negative, the others positive (a dot's
             # operands of opposite signs: every product negative)
             kind = self.floats
@@ -365,10 +367,15 @@ class Concrete:
         return self.float_data[param.name]
 
     def op_store(self, op):
-        self.access(op)
+        self.access(op, value=self.stored(op))
 
     def op_atomic_add(self, op):
-        self.access(op)
+        self.access(op, value=self.stored(op))
+
+    def stored(self, op):
+        """The float values a store or atomic_add writes (with `floats`; else None)."""
+        value = ir.memory_access(op).value
+        return None if self.floats is None or value is None else self.float_of(self.get(value))
 
     def op_dot(self, op):
         a, b = self.get(op.operands[0]), self.get(op.operands[1])

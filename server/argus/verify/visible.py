@@ -10,15 +10,19 @@ of a carried tile, so "a reads 32, b reads 0" names an element that is not there
 - alignment (AR311): the element's index and the statistic's index both lie inside the dimension (the
   statistic is one of a real row), and the tile the statistic meets has another real lane beside the witness
   element along each of its axes (a row of at least two columns: a statistic of one lane, a softmax of one
-  column, hides what it is combined with).
+  column, hides what it is combined with);
+- padding (AR313) of a reduction or a dot: the row has a second real lane beside the one the witness shows.
+  With one real lane a LayerNorm's output is 0 whatever the variance, so padding that spoils the variance
+  changes nothing there (padding_layernorm_variance_not_remasked at N = 1).
 
 The other kinds are visible by construction: an out-of-bounds index is one (AR301), two programs touching
 one element are a race (AR302, AR303), an element no program writes is a hole (AR304), a tag or invariant
-that differs from its stated value is the failure (AR305-AR307), and a padding witness already names a real
-lane of the same row (AR313). Each condition is a preference, not a requirement: solve.Prover.small_model
-keeps those that a model can meet, in the order given here, so a kernel where one cannot hold (a tile of one
-column) still gets its witness. Deterministic: the same queries in the same order, in the kernel's own z3
-context.
+that differs from its stated value is the failure (AR305-AR307), and a padding lane accumulated across
+iterations is real in the other iteration the witness names.
+
+Each condition is a preference, not a requirement: solve.Prover.small_model keeps those that a model can
+meet, in the order given here, so a kernel where one cannot hold (a tile of one column) still gets its
+witness. Deterministic: the same queries in the same order, in the kernel's own z3 context.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from argus.verify.model import Obligation
 from argus.verify.terms import substitute
 
 CONTRACTED = re.compile(r"^[ab]'s (.+) index$")  # evaluate.op_dot's shown values: "a's K index"
+REAL_LANE = "a real lane of the same row"  # padding_checks' shown value: the row's real lane
 ALIGNED = re.compile(r"\(axis \d+, (.+)\) than it was computed from$")  # evaluate.alignment's message
 
 
@@ -50,6 +55,8 @@ def preferences(ob: Obligation, sizes: dict[str, z3.ArithRef], constants: dict[s
         extent = dimension(match.group(1), sizes, constants) if match else None
         found = [] if extent is None else [inside(term, extent) for _, term in ob.shown]
         return found + other_lanes(ob)
+    if ob.kind == "padding":
+        return [beside(ob, term) for name, term in ob.shown if name.startswith(REAL_LANE)]
     return []
 
 
@@ -74,9 +81,11 @@ def other_lanes(ob: Obligation) -> list[z3.BoolRef]:
     """For each coordinate of the witness element, another lane of the same tile, different along that axis
     only, that meets the obligation's assumptions too (its coordinate range and the tile's mask): a real
     neighbour beside the element along every axis."""
-    found = []
-    for name, coord in ob.coords:
-        other = z3.Int(f"{name} (another lane)")
-        moved = [substitute(a, [(coord, other)]) for a in ob.assumptions]
-        found.append(z3.And(other != coord, *moved))
-    return found
+    return [beside(ob, coord) for _, coord in ob.coords]
+
+
+def beside(ob: Obligation, lane: z3.ArithRef) -> z3.BoolRef:
+    """Another value of `lane` (a coordinate, or the real lane a padding witness shows) for which the
+    obligation's assumptions hold as well: a second real lane of the same row."""
+    other = z3.Int(f"{lane} (another lane)")
+    return z3.And(other != lane, *[substitute(a, [(lane, other)]) for a in ob.assumptions])
