@@ -46,7 +46,9 @@ def test_a_race_names_the_other_access_on_a_line_and_in_its_related_information(
 
 def test_a_hint_and_loaded_data_get_lines_of_their_own():
     bounds = refuted("bounds_missing_edge_mask.argus", "AR301")
-    assert bounds.message.split("\n")[-1] == "  hint: `requires M % BM == 0` would prove it"
+    assert bounds.message.split("\n")[-1] == (
+        "  hint: mask axis 0 of `A` with `rm < M`, as line 17 does: the kernel handles a partial tile of M"
+    )
     moe = refuted("bounds_moe_wrong_expert.argus", "AR301").message.split("\n")
     data = [line for line in moe if line.startswith("  loaded data: ")]
     assert len(data) == 1 and re.fullmatch(r"  loaded data: offsets\[\d\]=-?\d+(, offsets\[\d\]=-?\d+)*", data[0])
