@@ -83,16 +83,16 @@ def test_the_units_of_a_kernel_do_not_depend_on_what_was_verified_before():
 
 def test_a_budget_too_small_runs_out_the_same_way_every_time_and_says_so():
     check = check_of("matmul")
-    runs = [summary(verify_check(check, rlimit=3000)) for _ in range(3)]
-    # a wall clock on top changes nothing either: 3,000 units run out long before 200 ms, even on a loaded machine
-    runs.append(summary(verify_check(check, rlimit=3000, timeout_ms=200)))
+    runs = [summary(verify_check(check, rlimit=1500)) for _ in range(3)]
+    # a wall clock on top changes nothing either: 1,500 units run out long before 200 ms, even on a loaded machine
+    runs.append(summary(verify_check(check, rlimit=1500, timeout_ms=200)))
     assert all(run == runs[0] for run in runs)
-    result = verify_check(check, rlimit=3000)
+    result = verify_check(check, rlimit=1500)
     undecided = [d for d in result.diagnostics if d.code == "AR312"]
-    assert undecided and result.stats.proved > 0  # 3,000 units settle some of matmul's obligations, not all
+    assert undecided and result.stats.proved > 0  # 1,500 units settle some of matmul's obligations, not all
     assert result.stats.unknown >= len(undecided) and result.stats.capped == 0  # (a tune value's repeats merge)
     for d in undecided:
-        assert d.data["reason"] == solve.out_of_budget_reason(3000) and d.data["limit"] == "rlimit"
+        assert d.data["reason"] == solve.out_of_budget_reason(1500) and d.data["limit"] == "rlimit"
         assert d.data["hint"] == "" and "requires" not in d.data  # a narrower claim is easier: no hint
         assert "raise --rlimit, or argus.verify.rlimit in the editor" in d.message
 
@@ -101,7 +101,7 @@ def test_a_budget_too_small_gives_the_same_diagnostics_in_a_fresh_process():
     path = EXAMPLES / "matmul.argus"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "server"))
     done = subprocess.run(
-        [sys.executable, "-m", "argus", "check", "--json", "--rlimit", "3000", str(path)],
+        [sys.executable, "-m", "argus", "check", "--json", "--rlimit", "1500", str(path)],
         capture_output=True,
         text=True,
         env=env,
@@ -109,7 +109,7 @@ def test_a_budget_too_small_gives_the_same_diagnostics_in_a_fresh_process():
         timeout=120,
     )
     records = [r for r in json.loads(done.stdout) if r["source"] == "argus.verify"]
-    here = verify_check(check_source(path.read_text()), rlimit=3000).diagnostics
+    here = verify_check(check_source(path.read_text()), rlimit=1500).diagnostics
     assert [(r["code"], r["range"]["start"]["line"], r["message"]) for r in records] == [
         (d.code, d.range.start.line, d.message) for d in here
     ]
@@ -123,10 +123,10 @@ def test_the_cache_key_holds_the_budget():
     assert len({kernel_key(kernel, 1000), kernel_key(kernel, 1000, 3000), kernel_key(kernel, 2000)}) == 3
     cache = VerifyCache()
     full = verify_check(check, cache=cache)
-    small = verify_check(check, cache=cache, rlimit=3000)
+    small = verify_check(check, cache=cache, rlimit=1500)
     assert (cache.hits, cache.misses, len(cache)) == (0, 2, 2)
     assert summary(small) != summary(full)
-    assert summary(verify_check(check, cache=cache, rlimit=3000)) == summary(small) and cache.hits == 1
+    assert summary(verify_check(check, cache=cache, rlimit=1500)) == summary(small) and cache.hits == 1
 
 
 def hard_solver(prover: solve.Prover) -> z3.Solver:

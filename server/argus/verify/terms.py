@@ -68,14 +68,47 @@ def depends_on(term: z3.ExprRef, variables: list[z3.ExprRef]) -> bool:
 
 def is_nonnegative(term: z3.ExprRef, names: set[str]) -> bool:
     """A syntactic proof that an integer term is never negative: sums, products, quotients and remainders
-    of non-negative constants and of variables known to be non-negative (program ids, sizes, coordinates)."""
+    of non-negative constants and of variables known to be non-negative (program ids, sizes, coordinates),
+    and a constant subtracted from a sum at least as large (`cdiv(N, BN)` is `(N + BN - 1) / BN`)."""
+    bound = lower_bound(term, names)
+    return bound is not None and bound >= 0
+
+
+def lower_bound(term: z3.ExprRef, names: set[str]) -> int | None:
+    """A syntactic lower bound of an integer term, or None. Non-negative names count as 0 (a size is at
+    least 1, but only its sign is known here). Quotients and remainders of non-negative terms are at least 0
+    (or the quotient of the bounds, for a constant divisor): the shape of `cdiv` and of grouped decodes.
+    Without the `- 1` case, `cdiv(N, 256)` was an `If` on the sign of N + 255, and every `//` and `%` by a
+    tile count derived from it (a persistent GEMM's `t // (GROUP_M * tiles_n)`) nested three more `If`s."""
     if z3.is_int_value(term):
-        return term.as_long() >= 0
+        return term.as_long()
     if z3.is_const(term):
-        return term.decl().name() in names
-    if z3.is_add(term) or z3.is_mul(term) or z3.is_idiv(term) or z3.is_mod(term):
-        return all(is_nonnegative(child, names) for child in term.children())
-    return False
+        return 0 if term.decl().name() in names else None
+    children = term.children()
+    if z3.is_add(term):
+        bounds = [lower_bound(c, names) for c in children]
+        return None if any(b is None for b in bounds) else sum(bounds)
+    if z3.is_sub(term):
+        first = lower_bound(children[0], names)
+        if first is None or not all(z3.is_int_value(c) for c in children[1:]):
+            return None
+        return first - sum(c.as_long() for c in children[1:])
+    if z3.is_mul(term):
+        bounds = [lower_bound(c, names) for c in children]
+        if any(b is None or b < 0 for b in bounds):
+            return None
+        product = 1
+        for b in bounds:
+            product *= b
+        return product
+    if z3.is_idiv(term) or z3.is_mod(term):
+        a, b = (lower_bound(c, names) for c in children)
+        if a is None or b is None or a < 0 or b < 0:
+            return None
+        if z3.is_idiv(term) and z3.is_int_value(children[1]) and b > 0:
+            return a // b
+        return 0
+    return None
 
 
 def trunc_div(a: z3.ArithRef, b: z3.ArithRef, nonnegative: frozenset[str] | set[str] = frozenset()) -> z3.ArithRef:
