@@ -6,8 +6,11 @@ coordinates are renamed too, so the two accesses may touch different elements of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import z3
 
+from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Obligation, Second
 from argus.verify.terms import COORDS, substitute
@@ -15,6 +18,14 @@ from argus.verify.values import coord_list, coord_ranges
 
 OTHER_COORDS = [z3.Int(f"f{k}") for k in range(len(COORDS))]
 WRITES = ("store", "atomic_add")
+
+
+@dataclass(slots=True)
+class PairObligation(Obligation):
+    """A race obligation; `divides`: an index divides by a non-constant (a persistent or 1-D grouped tile
+    index decoded by `t // (GROUP_M * tiles_n)`), so solve.Prover decides its linear form first."""
+
+    divides: bool = False
 
 
 def renamed(term: z3.ExprRef) -> z3.ExprRef:
@@ -60,7 +71,7 @@ def pair(mine: Access, theirs: Access, ranges, kind: str, code: str, message: st
         (f"{mine.tensor} index {d} ({label})", index)
         for d, (index, label) in enumerate(zip(mine.indices, mine.labels, strict=True))
     ]
-    return Obligation(
+    return PairObligation(
         kind,
         code,
         mine.span,
@@ -75,4 +86,5 @@ def pair(mine: Access, theirs: Access, ranges, kind: str, code: str, message: st
         second=Second(
             theirs.span, theirs.kind, theirs.context.loops, theirs.program, coord_list(theirs.shape, OTHER_COORDS)
         ),
+        divides=any(has_symbolic_division(i) for i in mine.indices + theirs.indices),
     )
