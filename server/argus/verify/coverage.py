@@ -9,6 +9,8 @@ quantifier-free. When the guess fails the claim is reported not proved (a warnin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import z3
 
 from argus.verify.evaluate import Evaluator
@@ -19,7 +21,7 @@ TARGETS = [z3.Int(f"x{k}") for k in range(4)]
 
 
 def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obligation]:
-    obligations = []
+    obligations: list[Obligation] = []
     for param in first.kernel.params:
         if not getattr(param.type, "out", False):
             continue
@@ -58,6 +60,20 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
     return obligations
 
 
+@dataclass(slots=True)
+class Split:
+    """`dividend // divisor` and `dividend % divisor` in a store's index, each made an unknown of its own."""
+
+    dividend: z3.ArithRef
+    divisor: z3.ArithRef
+    quotient: z3.ArithRef
+    remainder: z3.ArithRef
+
+    def rewrite(self, term: z3.ExprRef) -> z3.ExprRef:
+        pairs = [(self.dividend / self.divisor, self.quotient), (self.dividend % self.divisor, self.remainder)]
+        return substitute(term, pairs)
+
+
 class Guess:
     """The program, iteration and element that should write target element `targets`, as terms over it."""
 
@@ -78,40 +94,27 @@ class Guess:
         unknowns.update({str(c): c for c in coords})
         indices = [substitute(i, loop_pairs) for i in write.indices]
         solved: dict[str, z3.ArithRef] = {}
-        indices, split = split_axes(indices, unknowns)
-        # a flattened grid axis: one index is p // b and another p % b
-        for d, index in enumerate(indices):
-            for d2, other in enumerate(indices):
-                p = divided(index, unknowns)
-                if p is not None and d != d2 and remainder_of(other, p[0], p[1]):
-                    solved.setdefault(str(p[0]), targets[d] * p[1] + targets[d2])
+        # `//` and `%` of unknowns (a grouped order, a flattened grid axis, a persistent loop's tile index
+        # decoded by a tile count): each quotient and remainder becomes an unknown
+        indices, splits = split_divisions(indices, unknowns)
         for _ in range(2):
             for d, index in enumerate(indices):
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
                 self.owner(index, targets[d], unknowns, solved, facts)
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
-                linear = linearize(index, {n: v for n, v in unknowns.items() if n not in solved})
-                if linear is None:
-                    continue
-                coefs, rest = linear
-                remainder = targets[d] - rest
-                for name, coef in sorted(coefs.items(), key=lambda item: -abs(item[1])):
-                    # a negative coefficient is a reversed axis (`last - program_id(0)`): z3's division
-                    # keeps the remainder non-negative, so the mixed-radix split still holds
-                    if name in solved or coef == 0:
-                        continue
-                    solved[name] = remainder / coef
-                    remainder = remainder - coef * solved[name]
-        for p, quotient, rest, b in split:
-            if str(quotient) in solved and str(rest) in solved and str(p) not in solved:
-                solved[str(p)] = solved[str(quotient)] * b + solved[str(rest)]
-            unknowns.pop(str(quotient), None)
-            unknowns.pop(str(rest), None)
-            solved.pop(str(quotient), None)
-            solved.pop(str(rest), None)
+                solve_mixed_radix(index, targets[d], unknowns, solved)
+        # then each dividend from its quotient and remainder, innermost split last (its dividend may be the
+        # remainder of an outer one: `(t % P) % G`)
+        for split in reversed(splits):
+            value = solved.get(str(split.quotient), z3.IntVal(0)) * split.divisor
+            value = value + solved.get(str(split.remainder), z3.IntVal(0))
+            value = substitute(value, [(unknowns[n], v) for n, v in solved.items()])
+            dividend = substitute(split.dividend, [(unknowns[n], v) for n, v in solved.items()])
+            solve_mixed_radix(dividend, value, unknowns, solved)
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
-        mask = substitute(substitute(write.mask, loop_pairs), [(unknowns[n], v) for n, v in solved.items()])
+        mask = rewritten(substitute(write.mask, loop_pairs), splits)
+        mask = substitute(mask, [(unknowns[n], v) for n, v in solved.items()])
         mask = z3.simplify(mask)  # `0 + 1 * n_e` -> `n_e`, so the part's index is the loop's count
         for d in range(len(indices)):
             self.owner(mask, targets[d], unknowns, solved, facts)
@@ -119,7 +122,9 @@ class Guess:
         pairs += [(v, z3.IntVal(0)) for n, v in unknowns.items() if n not in solved]
 
         def at(term: z3.ExprRef) -> z3.ExprRef:
-            return substitute(substitute(term, loop_pairs), pairs)
+            # the splits' own unknowns stand for the divisions they replace, so that the claim does not
+            # divide by a symbolic tile count; `split_conditions` makes that replacement exact
+            return substitute(rewritten(by_quotient(substitute(term, loop_pairs), splits), splits), pairs)
 
         conditions = [at(p >= 0) for p in write.program]
         conditions += [at(p < g) for p, g in zip(write.program, grid, strict=False)]
@@ -128,6 +133,7 @@ class Guess:
         conditions += [at(a) for a in write.context.assumptions]
         conditions += [at(write.mask)]
         conditions += [at(i) == x for i, x in zip(write.indices, targets, strict=True)]
+        conditions += split_conditions(splits, at)
         self.goal = z3.And(*conditions)
 
     def owner(self, index, target, unknowns, solved, facts) -> None:
@@ -148,32 +154,123 @@ class Guess:
                     self.axioms.append(z3.Implies(inside, owns))
 
 
-def split_axes(indices: list[z3.ExprRef], unknowns: dict[str, z3.ArithRef]):
-    """A grid axis split in two inside the indices, `p // b` somewhere and `p % b` elsewhere (a grouped program
-    order: `pm = group * G + q % G`, `pn = q // G`). Each part becomes an unknown of its own, so the affine
-    indices can be solved for it; p is rebuilt as quotient * b + remainder once both are known.
-
-    Returns the rewritten indices and (p, quotient, remainder, b) per split axis; the parts are added to
-    `unknowns` for the caller to remove."""
-    divs: dict[tuple[str, str], tuple[z3.ArithRef, z3.ArithRef]] = {}
-    mods: set[tuple[str, str]] = set()
-    for index in indices:
-        for t in subterms(index):
-            if (z3.is_idiv(t) or z3.is_mod(t)) and z3.is_const(t.arg(0)) and str(t.arg(0)) in unknowns:
-                key = (str(t.arg(0)), str(t.arg(1)))
-                if z3.is_idiv(t):
-                    divs[key] = (t.arg(0), t.arg(1))
-                else:
-                    mods.add(key)
-    split = []
-    for key, (p, b) in divs.items():
-        if key not in mods or not z3.is_int_value(b):
+def solve_mixed_radix(
+    index: z3.ExprRef, target: z3.ArithRef, unknowns: dict[str, z3.ArithRef], solved: dict[str, z3.ArithRef]
+) -> None:
+    """Solve `index == target` for its unknowns as a mixed-radix numeral: the largest coefficient takes the
+    quotient, the next the quotient of the rest, and so on (`pm * BM + i` gives `pm = x // BM`, `i = x % BM`;
+    `pid + SMS * n` gives a persistent loop's iteration `n = t // SMS` and its program `pid = t % SMS`).
+    A negative coefficient is a reversed axis (`last - program_id(0)`): z3's division keeps the remainder
+    non-negative, so the split still holds. A guess only: the goal checks that it really writes the target."""
+    if z3.is_const(index) and str(index) in unknowns and str(index) not in solved:
+        solved[str(index)] = target
+        return
+    linear = linearize(index, {n: v for n, v in unknowns.items() if n not in solved})
+    if linear is None:
+        return
+    coefs, rest = linear
+    remainder = target - rest
+    for name, coef in sorted(coefs.items(), key=lambda item: -abs(item[1])):
+        if name in solved or coef == 0:
             continue
-        quotient, rest = z3.Int(f"{p}_div_{b}"), z3.Int(f"{p}_mod_{b}")
-        unknowns[str(quotient)], unknowns[str(rest)] = quotient, rest
-        indices = [substitute(i, [(p / b, quotient), (p % b, rest)]) for i in indices]
-        split.append((p, quotient, rest, b))
-    return indices, split
+        solved[name] = remainder / coef
+        remainder = remainder - coef * solved[name]
+
+
+def rewritten(term: z3.ExprRef, splits: list[Split]) -> z3.ExprRef:
+    for split in splits:
+        term = split.rewrite(term)
+    return term
+
+
+def by_quotient(term: z3.ExprRef, splits: list[Split]) -> z3.ExprRef:
+    """`u < b * c` as `u // b < c` (and `u >= b * c` as `u // b >= c`) for a split dividend u and its divisor b,
+    exact for b > 0, which split_conditions requires. A persistent loop's `t < num_tiles`, with num_tiles
+    `per_group * groups` and t rebuilt as `group * per_group + q`, is then `group < groups`: linear, where the
+    product made z3's work on the coverage claim swing between 10^5 units and more than the budget of 5 * 10^6
+    with the order in which the kernel's other obligations had been decided."""
+    pairs = []
+    for t in subterms(term):
+        if not z3.is_app(t) or t.num_args() != 2 or t.decl().kind() not in ORDER:
+            continue
+        kind, (a, b) = t.decl().kind(), t.children()
+        if kind in (z3.Z3_OP_GT, z3.Z3_OP_LE):  # b > a is a < b; b <= a is a >= b
+            kind, a, b = (z3.Z3_OP_LT if kind == z3.Z3_OP_GT else z3.Z3_OP_GE), b, a
+        if kind not in (z3.Z3_OP_LT, z3.Z3_OP_GE):
+            continue
+        for split in splits:
+            c = cofactor(b, split.divisor) if a.eq(split.dividend) else None
+            if c is not None:
+                pairs.append((t, split.quotient < c if kind == z3.Z3_OP_LT else split.quotient >= c))
+                break
+    return substitute(term, pairs)
+
+
+ORDER = (z3.Z3_OP_LT, z3.Z3_OP_LE, z3.Z3_OP_GT, z3.Z3_OP_GE)
+
+
+def cofactor(product: z3.ExprRef, factor: z3.ExprRef) -> z3.ExprRef | None:
+    """c with product == factor * c syntactically (factor one of the product's factors), else None."""
+    if not z3.is_mul(product):
+        return None
+    factors = list(product.children())
+    for k, f in enumerate(factors):
+        if f.eq(factor):
+            rest = factors[:k] + factors[k + 1 :]
+            return rest[0] if len(rest) == 1 else z3.Product(*rest)
+    return None
+
+
+def split_conditions(splits: list[Split], at) -> list[z3.BoolRef]:
+    """What makes each split's unknowns the real quotient and remainder at the guess: the dividend is
+    quotient * divisor + remainder with 0 <= remainder < divisor (z3's `/` and `%`, floored for a positive
+    divisor; the kernel's `//` of a non-negative dividend is the same)."""
+    conditions = []
+    for split in splits:
+        q, r, b = at(split.quotient), at(split.remainder), at(split.divisor)
+        conditions += [at(split.dividend) == q * b + r, r >= 0, r < b]
+    return conditions
+
+
+def split_divisions(indices: list[z3.ExprRef], unknowns: dict[str, z3.ArithRef]):
+    """Each `u // b` and `u % b` in the indices whose dividend u depends on the unknowns and holds no other
+    such division, and whose divisor b does not (a constant or a term over sizes: `q % G` and `q // G` of a
+    grouped order, `zh // H` and `zh % H` of a flattened grid axis, `t // per_group` of a 1-D grouped or
+    persistent tile index): the quotient and the remainder become unknowns of their own, so the affine
+    indices can be solved for them; u is rebuilt as quotient * b + remainder once both are known. Repeated
+    until none is left, so `(t % P) % G` is split twice, outside in.
+
+    Returns the rewritten indices and the splits in the order made; their unknowns are added to `unknowns`."""
+    splits: list[Split] = []
+    for _ in range(8):
+        found = None
+        for index in indices:
+            found = found or next(iter(divisions_of(index, unknowns)), None)
+        if found is None:
+            break
+        u, b = found
+        k = len(splits)
+        split = Split(u, b, z3.Int(f"quotient#{k}"), z3.Int(f"remainder#{k}"))
+        unknowns[str(split.quotient)], unknowns[str(split.remainder)] = split.quotient, split.remainder
+        indices = [split.rewrite(i) for i in indices]
+        splits.append(split)
+    return indices, splits
+
+
+def divisions_of(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]) -> list[tuple[z3.ArithRef, z3.ArithRef]]:
+    """The (dividend, divisor) pairs of split_divisions in `term`, innermost first."""
+    variables = list(unknowns.values())
+    found = []
+    for t in subterms(term):
+        if not (z3.is_idiv(t) or z3.is_mod(t)):
+            continue
+        u, b = t.arg(0), t.arg(1)
+        if depends_on(b, variables) or not depends_on(u, variables):
+            continue
+        if any((z3.is_idiv(s) or z3.is_mod(s)) and depends_on(s, variables) for s in subterms(u)):
+            continue
+        found.append((u, b))
+    return found
 
 
 def subterms(term: z3.ExprRef) -> list[z3.ExprRef]:
@@ -193,16 +290,6 @@ def subterms(term: z3.ExprRef) -> list[z3.ExprRef]:
 
 def apps_of(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
     return applications(term, name)
-
-
-def divided(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]):
-    if z3.is_idiv(term) and z3.is_const(term.arg(0)) and str(term.arg(0)) in unknowns:
-        return term.arg(0), term.arg(1)
-    return None
-
-
-def remainder_of(term: z3.ExprRef, p: z3.ArithRef, b: z3.ArithRef) -> bool:
-    return z3.is_mod(term) and term.arg(0).eq(p) and term.arg(1).eq(b)
 
 
 def linearize(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]):
