@@ -145,3 +145,14 @@ def test_a_floor_grid_of_a_kernel_that_masks_nothing_is_offered_a_multiple():
 """
     d = diagnostic(text, "AR304")
     assert d.data["requires"] == "N % BLOCK == 0"
+
+
+def test_the_hints_docs_diagnostics_shows_are_what_its_wrong_examples_get():
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md").read_text(encoding="utf-8")
+    for code in ("AR301", "AR304"):
+        section = doc.split(f"## {code}:")[1].split("\n## ")[0]
+        wrong = re.search(r"\*\*Wrong\*\*\n\n```argus\n(.*?)```", section, re.DOTALL).group(1)
+        shown = re.search(r"```\n  (hint: .*?)\n```", section).group(1)
+        assert hint_line(diagnostic(wrong, code)) == shown
