@@ -14,11 +14,22 @@ from argus.verify.terms import (
 from argus.verify.values import same_term, shape_of, substitute_all
 
 
+def folded(term: z3.ArithRef) -> z3.ArithRef:
+    """A term of numbers only as one number: `num_programs(0) * BLOCK` with a grid of constants is `132*256`
+    to z3 until simplified, and a loop step that is not a number makes the iteration count a variable of its
+    own (`iv == start + step * t`, non-linear), which coverage cannot invert."""
+    if z3.is_int_value(term) or free_names(term):
+        return term
+    simple = z3.simplify(term)
+    return simple if z3.is_int_value(simple) else term
+
+
 class ControlFlowMixin:
     """Evaluator ops for `for` and `if` (mixed into Evaluator)."""
 
     def op_for(self, op: ir.Op, context: Context) -> None:
         start, stop, step = (self.int_term(self.get(v)) for v in op.operands[:3])
+        step = folded(step)
         inits = [self.get(v) for v in op.operands[3:]]
         body = op.regions[0]
         iv = z3.Int(f"{op.attrs['var']}@{op.span.line + 1}{self.suffix}")

@@ -12,8 +12,8 @@ import z3
 
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
-from argus.verify.model import Access, Obligation, Second
-from argus.verify.terms import COORDS, substitute
+from argus.verify.model import Access, Loop, Obligation, Second
+from argus.verify.terms import COORDS, depends_on, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 OTHER_COORDS = [z3.Int(f"f{k}") for k in range(len(COORDS))]
@@ -55,6 +55,19 @@ def race_obligations(first: Evaluator, second: Evaluator, second_ranges: list[z3
     return obligations
 
 
+def counted(loops: list[Loop], programs: list[z3.ArithRef]) -> list[z3.BoolRef]:
+    """`iv == start + step * n` with n >= 0 for each loop whose start depends on a program id (a grid-stride or
+    persistent loop, `range(pid * BLOCK, N, num_programs(0) * BLOCK)`): implied by the loop's range, whose
+    `(iv - start) % step == 0` z3 reads far less well than a count. A grid-stride store race took more than
+    5,000,000 units without it and 12,968 with it; loops that start at a constant keep their queries as they were."""
+    facts = []
+    for loop in loops:
+        if z3.is_int_value(loop.step) and loop.step.as_long() > 0 and depends_on(loop.start, programs):
+            n = z3.Int(f"{loop.iv}#count")
+            facts.append(z3.And(n >= 0, loop.iv == loop.start + loop.step * n))
+    return facts
+
+
 def pair(mine: Access, theirs: Access, ranges, kind: str, code: str, message: str) -> Obligation:
     other_indices = [renamed(i) for i in theirs.indices]
     same = [a == b for a, b in zip(mine.indices, other_indices, strict=True)]
@@ -66,6 +79,7 @@ def pair(mine: Access, theirs: Access, ranges, kind: str, code: str, message: st
         + coord_ranges(theirs.shape, OTHER_COORDS)
         + list(ranges)
         + [mine.mask, renamed(theirs.mask), distinct]
+        + counted(mine.context.loops + theirs.context.loops, mine.program + theirs.program)
     )
     shown = [
         (f"{mine.tensor} index {d} ({label})", index)
