@@ -16,8 +16,19 @@ import z3
 from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Obligation
 from argus.verify.terms import applications, depends_on, substitute
+from argus.verify.values import coord_ranges
 
 TARGETS = [z3.Int(f"x{k}") for k in range(4)]
+
+
+@dataclass(slots=True)
+class CoverageObligation(Obligation):
+    """A coverage obligation. `writers`: "some program, iteration and element writes the target", over the
+    targets, the sizes and the writers' own variables, for solve.Prover to tell a refuted guess that is a
+    real hole (no writer at the witness's sizes: an error) from one the construction merely missed."""
+
+    writers: z3.BoolRef | None = None
+    tensor: str = ""
 
 
 def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obligation]:
@@ -43,7 +54,7 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
             for d, (x, label) in enumerate(zip(targets, [str(s) for s in param.type.shape], strict=True))
         ]
         obligations.append(
-            Obligation(
+            CoverageObligation(
                 "coverage",
                 "AR304",
                 writes[0].span,
@@ -55,9 +66,22 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
                 [],
                 shown,
                 hint="" if options else "the verifier found no way to invert the store's index",
+                writers=z3.Or(*[writer(w, grid, targets) for w in writes]),
+                tensor=param.name,
             )
         )
     return obligations
+
+
+def writer(write: Access, grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:
+    """`write` stores to the target: a program of the grid, an iteration of each enclosing loop (the loop's
+    range), an element of the tile under the mask, whose index is the target. Existential in the program
+    ids, loop variables and coordinates; once the sizes and the target are numbers, every division in it is
+    by a constant, so z3 decides it (solve.Prover.hole)."""
+    conditions = [z3.And(p >= 0, p < g) for p, g in zip(write.program, grid, strict=False)]
+    conditions += list(write.context.assumptions) + coord_ranges(write.shape)
+    conditions += [write.mask] + [i == x for i, x in zip(write.indices, targets, strict=True)]
+    return z3.And(*conditions)
 
 
 @dataclass(slots=True)

@@ -234,8 +234,19 @@ def diagnostic(
             related.append((ob.second.span, f"the other program's {ob.second.what}: {witness.second.who()}"))
         loops = {loop.name: loop.span.line for loop in [*ob.loops, *(ob.second.loops if ob.second else [])]}
         parts = witness.report(programs, loops) + ([f"hint: {hint}"] if hint else [])
-        message = f"{ob.message}{suffix}" + "".join(f"\n  {part}" for part in parts)
-        d = make(ob.code, ob.span, message, related=related, verdict="refuted", counterexample=witness.model_dump())
+        first, severity = ob.message, None
+        if verdict.confirmed:  # coverage: no program writes the element at these sizes (Prover.hole)
+            first, severity = f"an element of output `{getattr(ob, 'tensor', '')}` is never written", Severity.error
+        message = f"{first}{suffix}" + "".join(f"\n  {part}" for part in parts)
+        d = make(
+            ob.code,
+            ob.span,
+            message,
+            severity=severity,
+            related=related,
+            verdict="refuted",
+            counterexample=witness.model_dump(),
+        )
         d.data["kind"] = ob.kind
         if variant:
             d.data["variant"] = variant

@@ -26,7 +26,7 @@ from z3 import z3core
 from argus.verify.divisions import abstracted, has_symbolic_division
 from argus.verify.facts import DataFacts
 from argus.verify.model import Loop, Obligation
-from argus.verify.terms import applications, free_names
+from argus.verify.terms import COORD_NAMES, applications, free_names
 from argus.verify.visible import preferences
 from argus.verify.witness import Access as AccessRecord
 from argus.verify.witness import Counterexample
@@ -76,6 +76,21 @@ def out_of_time_reason(timeout_ms: int, rlimit: int = DEFAULT_RLIMIT) -> str:
     return wall_cap_reason(timeout_ms, rlimit)
 
 
+def missed_reason(witness: Counterexample, writer: dict[str, int]) -> str:
+    """Why a coverage claim whose constructed writer failed is undecided: the element it names is written."""
+    where = ", ".join(f"{k} = {v}" for k, v in witness.values.items())
+    sizes = ", ".join(f"{k}={v}" for k, v in witness.sizes.items())
+    by = ", ".join(f"{k}={v}" for k, v in writer.items())
+    return (
+        f"the verifier could not construct the writer of every element: its guess misses {where} at {sizes}, "
+        f"which is written ({by}); the store's index is one it cannot invert"
+    )
+
+
+def applications_of(term: z3.ExprRef, names: list[str]) -> bool:
+    return any(applications(term, name) for name in names)
+
+
 def units(solver: z3.Solver) -> int:
     """z3's resource counter ("rlimit count"), which counts for the whole context of `solver`, not this solver
     alone. Read through the C API from the end of the list, where z3 puts it (4x cheaper than Statistics)."""
@@ -99,6 +114,7 @@ class Verdict:
     milliseconds: float = 0.0
     exhausted: str = ""  # unknown only because a limit ran out: "rlimit" (the budget) or "wall" (the safety net)
     units: int = 0  # z3 resource units the deciding query used
+    confirmed: bool = False  # refuted coverage: no writer at all at the witness's sizes (an error, not a warning)
 
     @property
     def out_of_time(self) -> bool:
@@ -219,7 +235,46 @@ class Prover:
             what = ", ".join(n.split("#")[0].lstrip("?") for n in loose[:3])
             return Verdict("unknown", f"it depends on loop-carried {what}, which no `invariant` describes", units=used)
         model = self.small_model(solver, ob)
-        return Verdict("refuted", witness=self.witness(ob, model, claim), units=used)
+        witness = self.witness(ob, model, claim)
+        writers = getattr(ob, "writers", None)  # coverage.CoverageObligation
+        if writers is None:
+            return Verdict("refuted", witness=witness, units=used)
+        hole, writer = self.hole(ob, writers, model)
+        if hole == "written":  # the guess failed, but a program does write the element: not a hole
+            return Verdict("unknown", missed_reason(witness, writer), units=used)
+        return Verdict("refuted", witness=witness, units=used, confirmed=hole == "confirmed")
+
+    def hole(self, ob: Obligation, writers: z3.BoolRef, model: z3.ModelRef) -> tuple[str, dict[str, int]]:
+        """Whether the element a refuted coverage claim names is really written by nobody at the witness's
+        sizes: "confirmed" (no program, iteration and element writes it: the query for one is unsatisfiable),
+        "written" (one does, shown as {name: value}, without loaded data or values the verifier does not
+        model: the construction of writers missed it), or "open" (undecided, or a writer that needs such
+        values). With the sizes and the target numbers, the query is linear; a quarter of the budget."""
+        solver = self.solver()
+        solver.add(self.here(writers))
+        fixed = [self.here(s) == model.eval(self.here(s), model_completion=True) for s in self.sizes.values()]
+        fixed += [self.here(x) == model.eval(self.here(x), model_completion=True) for _, x in ob.shown]
+        solver.add(*fixed)
+        answer, _, _ = self.check(solver, share=4)
+        if answer == z3.unsat:
+            return "confirmed", {}
+        if answer != z3.sat:
+            return "open", {}
+        names = free_names(self.here(writers))
+        if any(n in self.gaps or n in self.carried for n in names) or applications_of(writers, self.data_names):
+            return "open", {}
+        found = solver.model()
+        programs = {f"pid{k}": name for k, name in enumerate(self.program_names)}
+        shown = {}
+        for d in found.decls():
+            name, value = d.name(), found[d]
+            if d.arity() or not z3.is_int_value(value):
+                continue
+            if name in programs or "@" in name or (name[:1] == "e" and name[1:].isdigit()):
+                label = programs.get(name) or name.split("@")[0]
+                label = COORD_NAMES[int(name[1:])] if name[:1] == "e" and name[1:].isdigit() else label
+                shown[label] = value.as_long()
+        return "written", shown
 
     def proved_linear(self, claim: z3.BoolRef) -> Verdict:
         """The claim proved with its divisions by symbolic divisors made linear (divisions.abstracted), within
