@@ -13,6 +13,8 @@ tags, assertions, invariants and hints in claims.py; `for` and `if` in control_f
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import z3
 
 from argus.dsl import ir
@@ -21,7 +23,7 @@ from argus.verify.claims import ClaimsMixin
 from argus.verify.control_flow import ControlFlowMixin
 from argus.verify.memory import MemoryMixin
 from argus.verify.model import Access, Context, Entry, Key, Loop, Obligation, Sym
-from argus.verify.padding import BINARY, MATH, UNARY, Leaf, const, move
+from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const, known, move
 from argus.verify.padding_checks import PaddingMixin
 from argus.verify.shared import Shared
 from argus.verify.terms import (
@@ -142,7 +144,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             return Sym(shape, sym.term, sym.layout, sym.tags, sym.valid, sym.lanes)
         layout = {key: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for key, e in sym.layout.items()}
         moved = move_coords(sym.valid, mapping)
-        return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, moved, move(sym.lanes, mapping))
+        lanes = move(sym.lanes, mapping, known(sym.valid, moved))
+        return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, moved, lanes)
 
     # ---- blocks and ops -------------------------------------------------------------------------
     def block(self, block: ir.Block, context: Context) -> Context:
@@ -194,8 +197,11 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         self.result(op, Sym(shape_of(op.result.type), term, tags=dict(value.tags), lanes=lanes))
 
     # elementwise --------------------------------------------------------------------------------
-    def elementwise(self, op: ir.Op, operands: list[Sym], term, context: Context, lanes=None) -> None:
-        """`lanes`: what the lanes of a float result hold (PaddingMixin.combined), None when not known."""
+    def elementwise(
+        self, op: ir.Op, operands: list[Sym], term, context: Context, lanes: Callable[[], Tree | None] | None = None
+    ) -> None:
+        """`lanes`: what the lanes of a float result hold (PaddingMixin.combined; None when not known), asked
+        only for a float result: most elementwise ops of a kernel are index arithmetic."""
         shape = shape_of(op.result.type)
         layout: dict[Key, Entry] = {}
         tags: dict[str, z3.ArithRef] = {}
@@ -206,7 +212,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         for sym in operands:
             layout = self.merge_layouts(layout, sym.layout, shape, op, context, valid)
             tags = merge_tags(tags, sym.tags)
-        self.result(op, Sym(shape, term, layout, tags, valid, lanes if is_float(op.result.type) else None))
+        self.result(op, Sym(shape, term, layout, tags, valid, lanes() if lanes and is_float(op.result.type) else None))
 
     def merge_layouts(
         self, a: dict[Key, Entry], b: dict[Key, Entry], shape, op: ir.Op, context: Context, valid=None
@@ -271,7 +277,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = self.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
         if name == "+" and not is_int(op.result.type):
             self.accumulation(op, "sum", [a, b], context)
-        self.elementwise(op, [a, b], term, context, self.combined([a, b], BINARY.get(name)))
+        self.elementwise(op, [a, b], term, context, lambda: self.combined([a, b], BINARY.get(name)))
 
     def op_unary(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
@@ -288,7 +294,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = -x.term - 1
             elif name == "not":
                 term = x.term == 0
-        self.elementwise(op, [x], term, context, self.combined([x], UNARY.get(name)))
+        self.elementwise(op, [x], term, context, lambda: self.combined([x], UNARY.get(name)))
 
     def op_compare(self, op: ir.Op, context: Context) -> None:
         a, b = self.operands(op)
@@ -315,7 +321,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = z3.If(a >= 0, a, -a)
         if fn in ("maximum", "minimum") and not is_int(op.result.type):
             self.accumulation(op, "max" if fn == "maximum" else "min", xs, context)
-        self.elementwise(op, xs, term, context, self.combined(xs, MATH.get(fn)))
+        self.elementwise(op, xs, term, context, lambda: self.combined(xs, MATH.get(fn)))
 
     def op_where(self, op: ir.Op, context: Context) -> None:
         c, a, b = self.operands(op)
@@ -325,7 +331,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = z3.If(self.bool_term(c), a.term, b.term)
             else:
                 term = z3.If(self.bool_term(c), self.int_term(a), self.int_term(b))
-        self.elementwise(op, [c, a, b], term, context, self.chosen(c, a, b))
+        self.elementwise(op, [c, a, b], term, context, lambda: self.chosen(c, a, b))
 
     def op_cast(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
@@ -345,7 +351,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
 
     def moved(self, op: ir.Op, x: Sym, mapping: dict[int, z3.ArithRef], shape) -> None:
         layout = {k: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for k, e in x.layout.items()}
-        valid, lanes = move_coords(x.valid, mapping), move(x.lanes, mapping)
+        valid = move_coords(x.valid, mapping)
+        lanes = move(x.lanes, mapping, known(x.valid, valid))
         self.result(op, Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), valid, lanes))
 
     def op_expand_dims(self, op: ir.Op, context: Context) -> None:

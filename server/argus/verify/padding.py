@@ -166,12 +166,23 @@ def joined(a: tuple[Span, ...], b: tuple[Span, ...]) -> tuple[Span, ...]:
     return a + tuple(s for s in b if s not in a)
 
 
-def move(tree: Tree | None, mapping: dict[int, z3.ExprRef]) -> Tree | None:
-    """The tree with its conditions' coordinates moved (broadcasting, expand_dims, trans, reshape)."""
+def move(tree: Tree | None, mapping: dict[int, z3.ExprRef], done: dict[int, z3.BoolRef] | None = None) -> Tree | None:
+    """The tree with its conditions' coordinates moved (broadcasting, expand_dims, trans, reshape); `done`:
+    conditions already moved (by id), such as the value's mask, which is most trees' only condition."""
     if tree is None or isinstance(tree, Leaf):
         return tree
-    cond = move_coords(tree.cond, mapping) if tree.cond is not None else None
-    return Branch(cond, move(tree.then, mapping), move(tree.orelse, mapping))
+    done = {} if done is None else done
+    cond = tree.cond
+    if cond is not None:
+        if cond.get_id() not in done:
+            done[cond.get_id()] = move_coords(cond, mapping)
+        cond = done[cond.get_id()]
+    return Branch(cond, move(tree.then, mapping, done), move(tree.orelse, mapping, done))
+
+
+def known(before: z3.BoolRef | None, after: z3.BoolRef | None) -> dict[int, z3.BoolRef]:
+    """A condition already moved, for `move`: a value's mask and what it became."""
+    return {} if before is None or after is None else {before.get_id(): after}
 
 
 def bounded(tree: Tree | None) -> Tree | None:

@@ -11,6 +11,8 @@ result is masked off on the way out) and is not asked about.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import z3
 
 from argus.dsl import ir
@@ -104,8 +106,7 @@ class PaddingMixin:
         valid: z3.BoolRef | None,
         lane: z3.ArithRef,
         extent: int | z3.BoolRef,
-        coords: list[tuple[str, z3.ArithRef]],
-        ranges: list[z3.BoolRef],
+        frame: Frame,
         context: Context,
         source: Sym | None = None,
         real: str = "",
@@ -114,22 +115,19 @@ class PaddingMixin:
         """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
         across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
         the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
-        values it takes; `real`: how the witness names the real lane of the same row; `what`: how the message
-        names the reduction; `source`: the reduced value, whose tensor indices the witness shows."""
+        values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
+        built only when some lane is asked about; `real`: how the witness names the real lane of the same
+        row; `what`: how the message names the reduction; `source`: the reduced value, whose tensor indices
+        the witness shows."""
         if not self.emitting or tree is None or valid is None:
             return
-        found = leaves(tree)
-        finite = [leaf.values for _, leaf in found if leaf.values.finite]
-        low = min((v.lo for v in finite), default=float("inf"))
-        high = max((v.hi for v in finite), default=float("-inf"))
-        real_lanes = set(conjuncts(valid))
-        bad = [
-            (path, leaf)
-            for path, leaf in found
-            if not harmless(fn, leaf.values, low, high) and not any(c.get_id() in real_lanes for c in path)
-        ]
+        bad = reaching_leaves(fn, tree, valid)
         if not bad:
             return
+        if isinstance(frame, Spelled):
+            coords, ranges = frame.coords, frame.ranges
+        else:
+            coords, ranges = coord_list(frame), coord_ranges(frame)
         other = z3.Int(f"{lane}'")
         shown = [(f"{t} index {d} ({e.label})", e.term) for (t, d), e in (source.layout if source else {}).items()]
         if isinstance(extent, int):
@@ -181,8 +179,7 @@ class PaddingMixin:
             x.valid,
             loop.iv,
             loop.inside,
-            coord_list(shape),
-            coord_ranges(shape),
+            shape,
             context,
             x,
             real=f"an iteration where the lane is real: {loop.name}",
@@ -198,8 +195,7 @@ class PaddingMixin:
             x.valid,
             COORDS[axis],
             x.shape[axis],
-            coord_list(x.shape),
-            coord_ranges(x.shape),
+            x.shape,
             context,
             x,
         )
@@ -210,6 +206,10 @@ class PaddingMixin:
             return
         if any(s.valid is not None and s.lanes is None for s in (a, b)):
             return
+        if not self.emitting:
+            return
+        if not any_product_reaches(a, self.lane_tree(b)) and not any_product_reaches(b, self.lane_tree(a)):
+            return  # every product a padding lane makes is 0: nothing to move into the dot's coordinates
         trees = [move(self.lane_tree(s), m) for s, m in ((a, a_map), (b, b_map))]
         valids = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
         extent = a.shape[-1]
@@ -217,7 +217,7 @@ class PaddingMixin:
             products = bounded(apply(mul, trees))
         except (ArithmeticError, ValueError):
             return
-        self.padding(op, "dot", products, z3.And(*valids), kk, extent, coords, ranges, context)
+        self.padding(op, "dot", products, z3.And(*valids), kk, extent, Spelled(coords, ranges), context)
 
     def dot_output(self, a: Sym, b: Sym, rank: int) -> tuple[z3.BoolRef | None, Tree | None]:
         """The padding of a dot's result: its lane (i, j) is padding where a's row i or b's column j is masked
@@ -245,6 +245,47 @@ class PaddingMixin:
         )
         valid = z3.And(*parts)
         return valid, Branch(valid, Leaf(REAL), Leaf(total, origins))
+
+
+@dataclass(frozen=True, slots=True)
+class Spelled:
+    """The element coordinates of a reduction and their ranges given outright (a dot's i, kk, j)."""
+
+    coords: list[tuple[str, z3.ArithRef]]
+    ranges: list[z3.BoolRef]
+
+
+Frame = tuple[int, ...] | Spelled  # a shape: the coordinates and ranges of its elements, built when needed
+
+
+def reaching_leaves(fn: str, tree: Tree, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
+    """The leaves of `tree` on a path that is not a real lane of `valid` whose values would change `fn`:
+    what AR313 asks z3 about. Empty for most reductions, and found without building a z3 term."""
+    found = leaves(tree)
+    finite = [leaf.values for _, leaf in found if leaf.values.finite]
+    low = min((v.lo for v in finite), default=float("inf"))
+    high = max((v.hi for v in finite), default=float("-inf"))
+    return [(path, leaf) for path, leaf in padding_leaves(found, valid) if not harmless(fn, leaf.values, low, high)]
+
+
+def padding_leaves(found, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
+    """The leaves (with their paths) on no path through a real lane of `valid` (a conjunct of it taken)."""
+    real_lanes = set(conjuncts(valid))
+    return [(path, leaf) for path, leaf in found if not any(c.get_id() in real_lanes for c in path)]
+
+
+def any_product_reaches(padded: Sym, other: Tree) -> bool:
+    """Whether a padding lane of the dot operand `padded` times some value of the other operand may be
+    non-zero: a cheap test before the products are built in the dot's coordinates (it never says no where
+    `PaddingMixin.padding` would find a product that reaches the contraction)."""
+    if padded.valid is None or padded.lanes is None:
+        return False
+    others = [leaf.values for _, leaf in leaves(other)]
+    try:
+        pads = [leaf.values for _, leaf in padding_leaves(leaves(padded.lanes), padded.valid)]
+        return any(not harmless("dot", mul(pad, value), 0.0, 0.0) for pad in pads for value in others)
+    except (ArithmeticError, ValueError):
+        return True  # the full computation gives it up the same way
 
 
 def conjuncts(term: z3.BoolRef) -> list[int]:
