@@ -9,10 +9,13 @@ quantifier-free. When the guess fails the claim is reported not proved (a warnin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import z3
 
+from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Obligation
 from argus.verify.terms import applications, depends_on, substitute
@@ -27,7 +30,7 @@ class CoverageObligation(Obligation):
     targets, the sizes and the writers' own variables, for solve.Prover to tell a refuted guess that is a
     real hole (no writer at the witness's sizes: an error) from one the construction merely missed."""
 
-    writers: z3.BoolRef | None = None
+    writers: Callable[[], z3.BoolRef] | None = None  # built when asked: only a refuted claim needs it
     tensor: str = ""
 
 
@@ -66,11 +69,15 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
                 [],
                 shown,
                 hint="" if options else "the verifier found no way to invert the store's index",
-                writers=z3.Or(*[writer(w, grid, targets) for w in writes]),
+                writers=partial(writers_of, writes, grid, targets),
                 tensor=param.name,
             )
         )
     return obligations
+
+
+def writers_of(writes: list[Access], grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:
+    return z3.Or(*[writer(w, grid, targets) for w in writes])
 
 
 def writer(write: Access, grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:
@@ -213,6 +220,8 @@ def by_quotient(term: z3.ExprRef, splits: list[Split]) -> z3.ExprRef:
     `per_group * groups` and t rebuilt as `group * per_group + q`, is then `group < groups`: linear, where the
     product made z3's work on the coverage claim swing between 10^5 units and more than the budget of 5 * 10^6
     with the order in which the kernel's other obligations had been decided."""
+    if not splits:
+        return term
     pairs = []
     for t in subterms(term):
         if not z3.is_app(t) or t.num_args() != 2 or t.decl().kind() not in ORDER:
@@ -266,6 +275,8 @@ def split_divisions(indices: list[z3.ExprRef], unknowns: dict[str, z3.ArithRef])
 
     Returns the rewritten indices and the splits in the order made; their unknowns are added to `unknowns`."""
     splits: list[Split] = []
+    if not any(has_symbolic_division(i, numerals=True) for i in indices):
+        return indices, splits  # the common case, told by a walk in z3's C API
     for _ in range(8):
         found = None
         for index in indices:

@@ -35,9 +35,10 @@ def symbolic_division(t: z3.ExprRef) -> bool:
     return (z3.is_idiv(t) or z3.is_mod(t)) and not z3.is_int_value(t.arg(1))
 
 
-def has_symbolic_division(term: z3.ExprRef) -> bool:
-    """Whether a term divides by a non-constant anywhere, walked through z3's C API (each node costs a few
-    calls, not the Python wrappers' dozens): cheap enough to ask of every pair of accesses."""
+def has_symbolic_division(term: z3.ExprRef, numerals: bool = False) -> bool:
+    """Whether a term divides by a non-constant anywhere (with `numerals`, by anything), walked through z3's
+    C API (each node costs a few calls, not the Python wrappers' dozens): cheap enough to ask of every pair
+    of accesses."""
     ctx = term.ctx.ref()
     stack, seen = [term.as_ast()], set()
     while stack:
@@ -49,7 +50,9 @@ def has_symbolic_division(term: z3.ExprRef) -> bool:
         n = z3core.Z3_get_app_num_args(ctx, a)
         kind = z3core.Z3_get_decl_kind(ctx, z3core.Z3_get_app_decl(ctx, a))
         divisor = z3core.Z3_get_app_arg(ctx, a, 1) if n == 2 else None
-        if kind in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD) and z3core.Z3_get_ast_kind(ctx, divisor) != z3.Z3_NUMERAL_AST:
+        if kind in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD) and (
+            numerals or z3core.Z3_get_ast_kind(ctx, divisor) != z3.Z3_NUMERAL_AST
+        ):
             return True
         stack.extend(z3core.Z3_get_app_arg(ctx, a, k) for k in range(n))
     return False

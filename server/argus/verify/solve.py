@@ -239,7 +239,7 @@ class Prover:
         writers = getattr(ob, "writers", None)  # coverage.CoverageObligation
         if writers is None:
             return Verdict("refuted", witness=witness, units=used)
-        hole, writer = self.hole(ob, writers, model)
+        hole, writer = self.hole(ob, writers(), model)
         if hole == "written":  # the guess failed, but a program does write the element: not a hole
             return Verdict("unknown", missed_reason(witness, writer), units=used)
         return Verdict("refuted", witness=witness, units=used, confirmed=hole == "confirmed")
