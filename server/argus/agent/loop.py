@@ -10,10 +10,22 @@ source gated before in the run is not gated again. A result read from a store ot
 budget: planners see the state and the steps so far, so the first B gate runs of a longer run are the run of
 budget B (up to `max_steps`, whose default grows with the budget). Each step is logged, remembered and reported
 as it ends.
+
+Proposals gated together. With a gate that runs several at once (argus.gate.cluster.ClusterGate, `width()` above
+1) and a planner that can be forked (plan.Planner.fork: the search and random planners), a proposal whose text
+needs a gate run brings the texts of the next ones with it: a fork of the planner proposes on, each step
+assumed not kept (no timing, reward 0), and the texts that would reach the gate (up to the width, and no more
+than the budget has left) are gated as one batch. The steps are then made one at a time exactly as without
+the batch: the planner proposes from the real history, and a text gated ahead takes its result then, counted
+as one gate run of that step. So the steps, the kept kernel, the trajectory and memory are the serial path's
+(given a gate that answers a text the same way twice); what differs is wall time, and the texts gated ahead
+that no step asked for (a kept step changed the state, or a gate result changed the ranking), which
+`RefineResult.unused` counts and no budget pays for.
 """
 
 from __future__ import annotations
 
+import copy
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -31,7 +43,7 @@ from argus.agent.verdicts import correct_and_compiled, gate_failure, no_timing, 
 from argus.gate.result import GateError, GateResult, kernel_ms
 from argus.skills.apply import digest, plan
 from argus.skills.cards import Card
-from argus.skills.library import card_by_id
+from argus.skills.library import load_cards
 
 NEW_ERRORS_SHOWN = 5
 
@@ -46,6 +58,8 @@ class RefineResult:
     stopped: str = "budget"  # budget | planner (nothing left to propose) | cancelled | steps (too many free steps)
     start_seconds: float = 0.0  # the start's parse, verify and gate run
     start_cached: bool = False  # the start's gate result came from a shared store (SharedGate)
+    gated_ahead: int = 0  # candidates' texts gated in a batch before their step (module docstring)
+    unused: int = 0  # of those, the ones no step asked for (wall time spent, no budget)
 
     @property
     def kept(self) -> list[Step]:
@@ -84,13 +98,15 @@ def refine(
     min_speedup: float = 1.01,
     max_steps: int | None = None,
     cards: Sequence[Card] | None = None,
+    batch: int | None = None,
 ) -> RefineResult:
     """Refine `kernel` of `source` with `planner` for at most `budget` gate runs (see the module docstring).
 
     `path` names the file in feedback; `max_steps` (default 4 × budget + 20) ends a planner that keeps
     proposing what costs no gate run; `cards` are the skill cards a proposal names (None: skills/library), the
-    ones its planner proposes from."""
-    run = _Run(kernel, planner, cached(gate), path, min_speedup, cards)
+    ones its planner proposes from; `batch` the most proposals gated together (None: the gate's width; 1: one
+    at a time), for refinements that share a cluster."""
+    run = _Run(kernel, planner, cached(gate), path, min_speedup, cards, batch)
     started = time.perf_counter()
     result = RefineResult(kernel=kernel, start=run.gated(states.examine(source, kernel)), best=None)  # type: ignore[arg-type]
     result.start_seconds = time.perf_counter() - started
@@ -105,6 +121,7 @@ def refine(
         if trajectory is not None:
             trajectory.close()
     result.best = run.best
+    result.gated_ahead, result.unused = run.gate.prefetched, len(run.gate.ahead)
     return result
 
 
@@ -117,6 +134,7 @@ class _Run:
         path: str | None,
         min_speedup: float,
         cards: Sequence[Card] | None = None,
+        batch: int | None = None,
     ):
         self.kernel, self.planner, self.gate, self.path = kernel, planner, gate, path
         self.min_speedup = min_speedup
@@ -124,6 +142,10 @@ class _Run:
         self.shared = gate.gate if isinstance(gate.gate, SharedGate) else None
         self.best: State
         self.kept: dict[str, State] = {}  # every kept state (and the start) by the digest of its source
+        self.examined: dict[str, State] = {}  # candidates parsed, checked and verified, before their gate run
+        # gate proposals together: the gate runs several at once and the planner can say what it proposes next
+        self.width = gate.width() if batch is None else max(1, min(batch, gate.width()))
+        self.batched = self.width > 1 and callable(getattr(planner, "fork", None))
 
     def gated(self, state: State) -> State:
         try:
@@ -142,7 +164,9 @@ class _Run:
         return self.shared is not None and self.shared.served(source, self.kernel)
 
     def card(self, card_id: str) -> Card | None:
-        return card_by_id(card_id) if self.cards is None else self.cards.get(card_id)
+        if self.cards is None:  # skills/library, read once a run (not at every step)
+            self.cards = {card.id: card for card in load_cards()}
+        return self.cards.get(card_id)
 
     def loop(self, result, budget, limit, cancel, trajectory, memory, on_step) -> str:
         start_digest = digest(result.start.source)
@@ -156,6 +180,8 @@ class _Run:
                 return "planner"
             if cancel is not None and cancel.is_set():
                 return "cancelled"
+            if self.batched:
+                self.look_ahead(proposal, result.steps, budget - result.gate_runs, limit)
             step = self.attempt(len(result.steps), proposal)
             result.steps.append(step)
             result.gate_runs += step.gate_runs
@@ -185,15 +211,57 @@ class _Run:
         step.seconds = time.perf_counter() - started
         return step
 
-    def judge(self, step: Step, proposal: Proposal, base: State, best: State) -> Feedback | None:
-        """None when the candidate is kept (and becomes the best state); otherwise why not."""
+    def look_ahead(self, proposal: Proposal, history: Sequence[Step], room: int, limit: int) -> None:
+        """When `proposal`'s text needs a gate run, gate it together with the texts of the proposals a fork of
+        the planner makes after it, each step assumed not kept: up to the gate's width, at most `room` (the
+        budget left), within the steps' `limit`."""
+        first = self.to_gate(proposal)
+        if first is None:
+            return
+        texts = [first]
+        fork = self.planner.fork(len(history))  # type: ignore[attr-defined]
+        assumed = [*history, self.assumed(len(history), proposal)]
+        while len(texts) < min(self.width, room) and len(assumed) < limit:
+            following = fork.propose(self.best, list(assumed))
+            if following is None:
+                break
+            assumed.append(self.assumed(len(assumed), following))
+            text = self.to_gate(following)
+            if text is not None and text not in texts:
+                texts.append(text)
+        self.gate.prefetch([(text, self.kernel) for text in texts])
+
+    def assumed(self, index: int, proposal: Proposal) -> Step:
+        """The step a fork of the planner is told `proposal` made: not kept, no timing, no reward."""
+        return Step(index, self.planner.name, proposal, kept=False, reward=0.0, ms_before=self.best.ms)
+
+    def to_gate(self, proposal: Proposal) -> str | None:
+        """The text `proposal`'s step would gate, or None: refused before the gate, or gated already."""
+        base = self.kept.get(proposal.at) if proposal.at else self.best
+        if base is None:
+            return None
+        text, _, refused = self.prepared(proposal, base)
+        if refused is not None or self.gate.seen(text, self.kernel):
+            return None
+        return text
+
+    def prepared(self, proposal: Proposal, base: State) -> tuple[str, State | None, Feedback | None]:
+        """The candidate's text and its state before the gate, or the feedback that refuses it before the gate."""
         text, refused = self.candidate(proposal, base)
         if refused is not None:
+            return text, None, refused
+        key = digest(text)
+        if key not in self.examined:
+            self.examined[key] = states.examine(text, self.kernel)
+        candidate = copy.deepcopy(self.examined[key])  # gated() fills it in
+        return text, candidate, self.broken(base, candidate)
+
+    def judge(self, step: Step, proposal: Proposal, base: State, best: State) -> Feedback | None:
+        """None when the candidate is kept (and becomes the best state); otherwise why not."""
+        text, candidate, refused = self.prepared(proposal, base)
+        if refused is not None:
             return refused
-        candidate = states.examine(text, self.kernel)
-        broken = self.broken(base, candidate)
-        if broken is not None:
-            return broken
+        assert candidate is not None
         runs = self.gate.runs
         self.gated(candidate)
         step.gate_runs = self.gate.runs - runs

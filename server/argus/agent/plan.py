@@ -86,7 +86,13 @@ class Step:
 
 
 class Planner(Protocol):
-    """Proposes the next action at a state, or None when it has nothing left to try."""
+    """Proposes the next action at a state, or None when it has nothing left to try.
+
+    A planner may also have `fork(assumed_from) -> Planner`: a copy that proposes what this one would propose
+    next, without changing it, given a history whose steps from `assumed_from` on are guesses (the search and
+    random planners have it). With a gate that runs several at once, the loop asks a fork for the proposals
+    after the current one and gates them together (argus.agent.loop); a planner without it (the LLM planner,
+    whose next proposal depends on the last one's feedback) is gated one proposal at a time."""
 
     name: str
 

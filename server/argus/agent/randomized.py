@@ -23,6 +23,15 @@ class RandomPlanner:
         self.cards = list(cards) if cards is not None else load_cards()
         self.tried: set[tuple[str, str]] = set()  # (state digest, site key)
 
+    def fork(self, assumed_from: int) -> RandomPlanner:
+        """A copy that proposes the sequence this planner would propose next (its generator's state copied),
+        without changing it; the history does not change what it proposes."""
+        fork = RandomPlanner.__new__(RandomPlanner)
+        fork.seed, fork.cards, fork.tried = self.seed, self.cards, set(self.tried)
+        fork.rng = random.Random()
+        fork.rng.setstate(self.rng.getstate())
+        return fork
+
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         here = digest(state.source)
         sites = [s for s in applicable_sites(state.source, state.kernel, self.cards) if (here, s.key) not in self.tried]

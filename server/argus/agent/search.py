@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
@@ -141,13 +141,39 @@ class SearchPlanner:
         self.tried: set[tuple[str, str]] = set()  # (state digest, site key)
         self.rewrites: set[tuple] = set()  # Site.identity of every proposal made
         self.proposals = 0
+        self.assumed_from: int | None = None  # a fork: history from here on is assumed, not yet in memory
+
+    def fork(self, assumed_from: int) -> SearchPlanner:
+        """A copy that proposes as this planner would next, without changing it: the refinement loop asks one
+        for the proposals after the current one, to gate them together. Steps of the history from
+        `assumed_from` on are the loop's guesses (not kept, no timing); the copy counts their rewards as memory
+        would have recorded them."""
+        fork = SearchPlanner.__new__(SearchPlanner)
+        fork.cards, fork.memory, fork.proposals = self.cards, self.memory, self.proposals
+        fork.frontier = {name: replace(kept) for name, kept in self.frontier.items()}
+        fork.tried, fork.rewrites = set(self.tried), set(self.rewrites)
+        fork.assumed_from = assumed_from
+        return fork
+
+    def skill_stats(self, history: Sequence[Step]) -> dict[str, tuple[float, int]]:
+        """This workspace's mean reward per skill (memory), with a fork's assumed steps in it."""
+        if self.memory is None:
+            return {}
+        stats = self.memory.skill_stats()
+        if self.assumed_from is None:
+            return stats
+        for step in history[self.assumed_from :]:
+            if step.proposal.skill:
+                mean, count = stats.get(step.proposal.skill, (0.0, 0))
+                stats[step.proposal.skill] = ((mean * count + step.reward) / (count + 1), count + 1)
+        return stats
 
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         current = digest(state.source)
         if current not in self.frontier:
             self.frontier[current] = Kept(state.source, state.ms, spill_bytes(state.gate), len(self.frontier))
         self.frontier[current].ms = state.ms
-        stats = self.memory.skill_stats() if self.memory is not None else {}
+        stats = self.skill_stats(history)
         observed = observed_effects(history)
         explore = self.proposals % EXPLORE_EVERY == EXPLORE_EVERY - 1
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
