@@ -101,16 +101,59 @@ class GateProgress:
         except (OSError, ValueError):
             pass  # stderr went away: progress is not worth failing the run for
 
+    def count(self, done: int, total: int) -> None:
+        """Of a batch of gate runs (a run named by `run`), `done` of `total` have ended: a bar."""
+        filled = int(BAR * done / total) if total else BAR
+        bar = f"▕{'█' * filled}{'░' * (BAR - filled)}▏ {done}/{total}"
+        with self.lock:
+            self.latest = bar
+            if self.live:
+                self._draw()
+            else:
+                self._print(f"{self.prefix} {self.label}: {bar} ({self._elapsed():.1f} s)")
 
-def with_progress(gate: Callable, progress: GateProgress, labels: Callable[[int], str]) -> Callable:
-    """`gate` (source, kernel) -> result, each call inside a progress run named by `labels(call number)`."""
-    calls = 0
 
-    def gated(source: str, kernel: str):
-        nonlocal calls
+BAR = 24  # the width of a batch's progress bar
+
+
+class ProgressGate:
+    """`gate` (source, kernel) -> result, each call inside a progress run named by `labels(call number)`; a
+    batch (`many`, where `gate` runs several at once) is one run named `labels(first call, count)`, with a bar
+    over its runs as they end."""
+
+    def __init__(self, gate: Callable, progress: GateProgress, labels: Callable[..., str]) -> None:
+        self.gate, self.progress, self.labels, self.calls = gate, progress, labels, 0
+
+    def __call__(self, source: str, kernel: str):
         stop_if_interrupted()  # a Ctrl-C the verifier of the last candidate lost: no more gate runs
-        with progress.run(labels(calls)):
-            calls += 1
-            return gate(source, kernel)
+        with self.progress.run(self.labels(self.calls)):
+            self.calls += 1
+            return self.gate(source, kernel)
 
-    return gated
+    def width(self) -> int:
+        from argus.agent.gates import gate_width
+
+        return gate_width(self.gate)
+
+    def many(self, items, on_done=None):
+        from argus.agent.gates import gate_many
+
+        stop_if_interrupted()
+        if len(items) == 1:
+            return [self(*items[0])]
+        ended = 0
+
+        def done(index: int, result) -> None:
+            nonlocal ended
+            ended += 1
+            self.progress.count(ended, len(items))
+            if on_done is not None:
+                on_done(index, result)
+
+        with self.progress.run(self.labels(self.calls, len(items))):
+            self.calls += len(items)
+            return gate_many(self.gate, items, done)
+
+
+def with_progress(gate: Callable, progress: GateProgress, labels: Callable[..., str]) -> ProgressGate:
+    return ProgressGate(gate, progress, labels)

@@ -4,7 +4,8 @@ and is faster (docs/agent.md).
     argus refine FILE [--kernel NAME] [--planner search|random|llm] [--budget N] [--device auto|cpu|cuda]
                  [--seed S] [--model M] [--host URL] [--log FILE.jsonl] [-o OUT.argus | --write]
                  [--no-memory] [--json] [--timeout S] [--min-speedup X] [--ceilings-file FILE] [--gpu-lock FILE]
-                 [--library DIR] [--gate-cache DIR] [--cluster serial|local|ADDRESS] [--workers N]
+                 [--library DIR] [--gate-cache DIR] [--cluster local|serial|ADDRESS] [--workers N]
+                 [--runs-per-gpu K] [--batch N]
 
 Progress goes to stderr, one line a step, then a summary. The best source goes to OUT (-o), replaces FILE
 (--write), or is printed as a unified diff. Exit status: 0 when the run finished (even with nothing kept),
@@ -21,7 +22,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from argus.cli import can_write, non_negative_int, positive_float, read_source, reason
+from argus.cli import can_write, non_negative_int, positive_float, positive_int, read_source, reason
 from argus.cli.progress import GateProgress, with_progress
 
 
@@ -60,12 +61,26 @@ def add_parser(subparsers) -> None:
         "and keep the result there (still one gate run of the budget); runs side by side may share DIR",
     )
     parser.add_argument(
-        "--cluster", default="serial", metavar="ADDRESS",
-        help="where the gate runs go: serial (here, one after another; the default, since the loop gates one "
-        "proposal at a time), local (a dask cluster started here) or a dask scheduler's address "
-        "(tcp://host:8786); docs/gate.md",
+        "--cluster", metavar="ADDRESS",
+        help="where the gate runs go, the search and random planners' next proposals gated together: local (a "
+        "dask cluster started here: a worker per GPU and --workers CPU workers; the default, except that a run "
+        "with nothing to gate together, the llm planner's, --budget 0, --batch 1 or a CPU run with one CPU "
+        "worker, starts none and gates here), a dask scheduler's address (tcp://host:8786), or serial (here, "
+        "one after another); docs/gate.md",
     )  # fmt: skip
-    parser.add_argument("--workers", type=non_negative_int, metavar="N", help="local: CPU workers")
+    parser.add_argument(
+        "--workers", type=non_negative_int, metavar="N",
+        help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--runs-per-gpu", type=positive_int, default=1, metavar="K",
+        help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--batch", type=positive_int, metavar="N",
+        help="the most proposals gated together (default: as many gate runs as the cluster runs at once; 1: one "
+        "at a time), for refinements that share a cluster",
+    )  # fmt: skip
     parser.set_defaults(run=run)
 
 
@@ -102,13 +117,15 @@ def run(args: argparse.Namespace) -> int:
         return 1
     from argus.gate.cluster import SERIAL, ClusterError, open_executor
 
+    cluster = cluster_for(args, planner)
     with tempfile.TemporaryDirectory(prefix="argus-refine-") as scratch:
         try:
             ceilings = Path(args.ceilings_file) if args.ceilings_file else Path(scratch) / "ceilings.json"
-            if args.cluster == SERIAL:
+            if cluster == SERIAL:
                 result = refine_file(args, source, kernel, planner, memory, ceilings, cards)
             else:
-                with open_executor(args.cluster, workers=args.workers, device=args.device) as executor:
+                options = dict(workers=args.workers, device=args.device, runs_per_gpu=args.runs_per_gpu)
+                with open_executor(cluster, **options) as executor:
                     result = refine_file(args, source, kernel, planner, memory, ceilings, cards, executor)
         except ClusterError as problem:
             print(f"argus refine: {problem}", file=sys.stderr)
@@ -118,6 +135,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"argus refine: {said}", file=sys.stderr)
             return 1
     return finish(args, path, source, result)
+
+
+def cluster_for(args: argparse.Namespace, planner) -> str:
+    """--cluster, or by default a local cluster, except for a run that has nothing to gate together (a planner
+    that proposes one at a time, no budget, --batch 1, or a CPU run whose local cluster would have one worker):
+    its gate runs go one after another here, with no cluster to start (1 to 5 s on the 2-core development
+    machine, docs/gate.md)."""
+    from argus.gate.cluster import LOCAL, SERIAL, default_cpu_workers
+
+    if args.cluster is not None:
+        return args.cluster
+    if args.budget == 0 or args.batch == 1 or not callable(getattr(planner, "fork", None)):
+        return SERIAL
+    if args.device == "cpu" and (default_cpu_workers(0) if args.workers is None else args.workers) <= 1:
+        return SERIAL
+    return LOCAL
 
 
 def cannot_start(args: argparse.Namespace, source: str, kernel: str) -> str:
@@ -211,8 +244,10 @@ def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path,
     gate = refine_gate(args.device, args.timeout, ceilings, args.gpu_lock, on_progress=progress.line, executor=executor)
     shared: list[SharedGate] = []  # read back results count as gate runs in the labels too
 
-    def label(calls: int) -> str:
+    def label(calls: int, count: int = 1) -> str:
         n = calls + sum(s.hits for s in shared)
+        if count > 1:
+            return f"{count} gate runs at once"
         return f"gate run {n} of {args.budget}" if n else "the start"
 
     gate = with_progress(gate, progress, label)
@@ -225,10 +260,17 @@ def refine_file(args, source: str, kernel: str, planner, memory, ceilings: Path,
     def show(step) -> None:
         progress.say(f"[refine] {step_line(step, args.budget)}")
 
-    return refine(
+    result = refine(
         source, kernel, planner, budget=args.budget, gate=gate, path=args.file, memory=memory, log=args.log,
-        on_step=show, cancel=threading.Event(), min_speedup=args.min_speedup, cards=cards,
+        on_step=show, cancel=threading.Event(), min_speedup=args.min_speedup, cards=cards, batch=args.batch,
     )  # fmt: skip
+    if result.gated_ahead:
+        width = gate.width() if args.batch is None else min(args.batch, gate.width())
+        progress.say(
+            f"[refine] {result.gated_ahead} candidates gated in batches of up to {width}: "
+            f"{result.unused} of them no step asked for (wall time, no budget)"
+        )
+    return result
 
 
 def proposal_text(proposal) -> str:
