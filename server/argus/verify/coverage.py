@@ -17,6 +17,7 @@ import z3
 
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
+from argus.verify.facts import Permutation
 from argus.verify.model import Access, Obligation
 from argus.verify.terms import applications, depends_on, substitute
 from argus.verify.values import coord_ranges
@@ -132,6 +133,7 @@ class Guess:
             for d, index in enumerate(indices):
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
                 self.owner(index, targets[d], unknowns, solved, facts)
+                index = self.permuted(index, targets[d], first.shared.facts.permutations)
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
                 solve_mixed_radix(index, targets[d], unknowns, solved)
         # then each dividend from its quotient and remainder, innermost split last (its dividend may be the
@@ -166,6 +168,17 @@ class Guess:
         conditions += [at(i) == x for i, x in zip(write.indices, targets, strict=True)]
         conditions += split_conditions(splits, at)
         self.goal = z3.And(*conditions)
+
+    def permuted(self, index: z3.ExprRef, target: z3.ArithRef, facts: dict[str, Permutation]) -> z3.ExprRef:
+        """Rows stored through `permutation(T, n)` (`C[T[p], ...]`, fused MoE's sorted ids): the element of T
+        that holds row x < n is position(x), so the index T[arg] is solved through arg == position(x)."""
+        for fact in facts.values():
+            if z3.is_app(index) and index.decl().eq(fact.function):
+                position = fact.position(target)
+                held = z3.And(fact.function(position) == target, position >= 0, position < fact.length)
+                self.axioms.append(z3.Implies(z3.And(target >= 0, target < fact.total), held))
+                return index.arg(0) - position + target  # == target exactly when arg == position(x)
+        return index
 
     def owner(self, index, target, unknowns, solved, facts) -> None:
         """Rows split by `partition(T, n)`: the program p reading T[p] owns row x when T[p] <= x < T[p + 1]."""
