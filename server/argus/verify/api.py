@@ -20,7 +20,6 @@ from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.verify.cache import VerifyCache, kernel_key
-from argus.verify.hints import kernel_in_view
 from argus.verify.kernel import (
     KernelReport,
     ValueLayout,
@@ -142,8 +141,7 @@ def verify_cached(
 def guarded(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget, part: str) -> KernelReport:
     try:
         if part == "declared":
-            with kernel_in_view(kernel):  # for the hints that read the kernel's IR (hints.py)
-                return verify_kernel(kernel, budget.timeout_ms, rlimit=budget.rlimit)
+            return verify_kernel(kernel, budget.timeout_ms, rlimit=budget.rlimit)
         return verify_tunes(kernel, source, budget)
     except Exception as error:  # a verifier bug must not take down the editor or the CLI
         return KernelReport([unknown_kernel(kernel, f"internal verifier error: {error!r}")])
@@ -168,8 +166,7 @@ def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget)
                 continue
             context = context or z3.Context()
             what = f"with {name} = {value} from its tune list"
-            with kernel_in_view(variant):
-                extra = verify_kernel(variant, budget.timeout_ms, what, rlimit=budget.rlimit, context=context)
+            extra = verify_kernel(variant, budget.timeout_ms, what, rlimit=budget.rlimit, context=context)
             report.stats.add(extra.stats)
             report.diagnostics = added(report.diagnostics, extra.diagnostics)
     return report

@@ -21,16 +21,13 @@ sizes it states (issue 17, class 8), never in place of a mask or a grid fix:
   - a grid axis of `S // C` in a kernel that masks S nowhere: `requires S % C == 0`;
   each `requires` again only when z3 shows that it proves the claim.
 
-The rules read the kernel's IR, which verify_kernel's caller puts in view (`kernel_in_view`: api.py does, for
-the kernel as written and for each tune variant); without it no `requires` is offered at all.
+The rules read the kernel's IR (verify_kernel passes the kernel it verifies, as written or a tune variant);
+without it no `requires` is offered at all.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import z3
@@ -44,20 +41,8 @@ EXTENT = re.compile(r"^(\w+) extent (\d+)$")
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 SHAPE_OPS = ("expand_dims", "broadcast_to", "reshape", "cast", "hint")  # keep what an index stands for
 
-_KERNEL: ContextVar[ir.KernelIR | None] = ContextVar("argus_verify_hint_kernel", default=None)
 
-
-@contextmanager
-def kernel_in_view(kernel: ir.KernelIR) -> Iterator[None]:
-    """The kernel whose obligations are being decided, for the rules that read its IR."""
-    token = _KERNEL.set(kernel)
-    try:
-        yield
-    finally:
-        _KERNEL.reset(token)
-
-
-def hint_for(prover, ob: Obligation, verdict) -> str:
+def hint_for(prover, ob: Obligation, verdict, kernel: ir.KernelIR | None) -> str:
     """What the diagnostic of an obligation that was not proved suggests: the fix the kernel means (a mask, the
     grid, a `requires`), else the obligation's own hint.
 
@@ -68,7 +53,6 @@ def hint_for(prover, ob: Obligation, verdict) -> str:
     if verdict.out_of_time:
         return ""
     hint = ""
-    kernel = _KERNEL.get()
     if verdict.status in ("refuted", "unknown") and ob.kind in ("in_bounds", "coverage") and kernel is not None:
         view = KernelView(kernel)
         witness = verdict.witness

@@ -158,7 +158,7 @@ def verify_kernel(
             made = (
                 None
                 if verdict.status in ("proved", "suppressed")
-                else diagnostic(obligation, verdict, hint_for(prover, obligation, verdict), variant, programs)
+                else diagnostic(obligation, verdict, hint_for(prover, obligation, verdict, kernel), variant, programs)
             )
         except Exception as error:  # one obligation's failure is its own unknown verdict, not the kernel's
             verdict = Verdict("unknown", f"internal verifier error: {error!r}")
