@@ -1,6 +1,7 @@
-"""The held-out check's table: naive kernels refined by the deterministic skill search against the random
-baseline with the same gate budget (bench/heldout_device.sh runs them on a GPU).
+"""The held-out check: naive kernels refined by the deterministic skill search against the random baseline with
+the same gate budget, run (`run`, through the gate's executor) and tabled.
 
+    python bench/heldout.py run --set skills/heldout2 --set skills/heldout --dir /tmp/heldout --left 540
     python bench/heldout.py table skills/heldout/results/h200-2026-11-30
     python bench/heldout.py predict skills/heldout/results/h200-2026-11-30    # cards' predictions vs measured
     python bench/heldout.py figures DIR [DIR ...] [--budgets 4 8]              # issue 15: new cards, old cards
@@ -18,10 +19,15 @@ budget B from the first B gate runs of each run's trajectory: the loop stops a r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
+import signal
 import statistics
 import sys
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,6 +155,289 @@ def predict(folders: list[Path]) -> str:
     measured = [got for _, _, got in steps]
     rows.append(f"\nSpearman rank correlation over {len(steps)} gated steps: {spearman(predicted, measured):.2f}")
     return "\n".join(rows)
+
+
+# --- run: every kernel of the sets refined by each run, through the gate's executor ----------------------------
+#
+# One `argus refine` a (kernel, run name), JOBS at a time, each a child of this process whose gate runs go to one
+# cluster (argus.gate.cluster): local by default, started here (a worker per GPU, --runs-per-gpu K gate runs on
+# each card at once, their GPU stages taking turns on its lock), or a scheduler's address; or serial, each
+# refinement gating in its own children with --gpu-lock DIR/gpu.lock (the shell fan-out of old). Every run
+# shares DIR/gate-cache (a text gated by one run is read back by the others, still one gate run of their
+# budgets) and DIR/ceilings.json (on a GPU the first run measures the ceilings alone; the others start once the
+# file is there). Per run DIR/KERNEL.NAME.{json,jsonl,best.argus,log}: the summary, the trajectory, the best
+# source and the log. Resumable: a run whose summary parses is kept, the others start again (the gate cache
+# replays what they had gated); --resume X.tgz seeds a DIR that does not exist from an earlier call's archive;
+# --left S stops starting runs S seconds after the start, less --min-left, and ends the ones still going then.
+# Writes OUT/NAME.tgz (NAME: DIR's basename; the device tool returns at most 8 files) when --out is given.
+
+RUN_NAMES = "search, oldsearch, randomN"
+REDRAW_S = 1.0
+LOG_EVERY_S = 30.0  # off a terminal: a progress line at most this often, and one each time a run ends
+
+
+@dataclass
+class Job:
+    path: Path
+    name: str
+
+    @property
+    def kernel(self) -> str:
+        return self.path.stem
+
+    def base(self, folder: Path) -> Path:
+        return folder / f"{self.kernel}.{self.name}"
+
+    def file(self, folder: Path, suffix: str) -> Path:
+        """DIR/KERNEL.NAME.json, .jsonl, .best.argus, .log."""
+        return folder / f"{self.kernel}.{self.name}{suffix}"
+
+
+def planner_args(name: str, old_cards: Path) -> list[str] | None:
+    if name == "search":
+        return ["--planner", "search"]
+    if name == "oldsearch":
+        return ["--planner", "search", "--library", str(old_cards)]
+    if name.startswith("random") and name[len("random") :].isdigit():
+        return ["--planner", "random", "--seed", name[len("random") :]]
+    return None
+
+
+def jobs_of(sets: list[str], kernels: list[str] | None, names: list[str]) -> list[Job]:
+    """Kernel by kernel (runs of one kernel side by side share the most gate results), each with every run."""
+    paths = []
+    for folder in sets:
+        if kernels:
+            paths += [Path(folder) / f"{k}.argus" for k in kernels if (Path(folder) / f"{k}.argus").is_file()]
+        else:
+            paths += sorted(Path(folder).glob("*.argus"))
+    return [Job(path, name) for path in paths for name in names]
+
+
+def finished(summary: Path) -> bool:
+    """A summary that parses: the run ended and printed it."""
+    try:
+        return "gate_runs" in json.loads(summary.read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def spent(trajectory: Path) -> int:
+    """Gate runs a run's trajectory says it spent so far."""
+    try:
+        lines = trajectory.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 0
+    total = 0
+    for line in lines:
+        with contextlib.suppress(ValueError, AttributeError):  # a line being written
+            total += json.loads(line).get("gate_runs") or 0
+    return total
+
+
+def resume_from(archive: Path, folder: Path) -> bool:
+    """Seed `folder` (absent) from an earlier call's archive of it (its top folder stripped, as tar
+    --strip-components=1)."""
+    import tarfile
+
+    if folder.exists() or not archive.is_file():
+        return False
+    folder.mkdir(parents=True)
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            parts = Path(member.name).parts[1:]
+            if not parts or ".." in parts or Path(member.name).is_absolute():
+                continue
+            member.name = str(Path(*parts))
+            tar.extract(member, folder, filter="data")
+    return True
+
+
+def archive(folder: Path, out: Path) -> Path:
+    import tarfile
+
+    target = out / f"{folder.name}.tgz"
+    with tarfile.open(target, "w:gz") as tar:
+        tar.add(folder, arcname=folder.name, filter=lambda info: None if info.name.endswith(".lock") else info)
+    return target
+
+
+class FanOut:
+    """The whole fan-out's progress on stderr: gate runs spent over all runs' budgets, runs finished, running."""
+
+    def __init__(self, jobs: list[Job], folder: Path, budget: int, end: float, stream=None) -> None:
+        self.jobs, self.folder, self.budget, self.end = jobs, folder, budget, end
+        self.stream = stream or sys.stderr
+        self.live = getattr(self.stream, "isatty", lambda: False)()
+        self.running: set[str] = set()
+        self.children: set = set()  # the refinements' processes, each the leader of its own session
+        self.ended = 0
+        self.lock = threading.Lock()
+        self.last = 0.0
+
+    def line(self) -> str:
+        runs = sum(min(self.budget, spent(job.file(self.folder, ".jsonl"))) for job in self.jobs)
+        total = self.budget * len(self.jobs)
+        done = sum(finished(job.file(self.folder, ".json")) for job in self.jobs)
+        filled = int(24 * runs / total) if total else 24
+        left = max(0, int(self.end - time.monotonic()))
+        return (
+            f"[heldout] ▕{'█' * filled}{'░' * (24 - filled)}▏ {runs}/{total} gate runs, {done}/{len(self.jobs)} "
+            f"runs finished, {len(self.running)} running, {left} s left"
+        )
+
+    def show(self, force: bool = False) -> None:
+        with self.lock:
+            now = time.monotonic()
+            if not (self.live or force or now - self.last >= LOG_EVERY_S):
+                return
+            self.last = now
+            text = self.line()
+            self.stream.write(("\r\x1b[K" + text) if self.live else text + "\n")
+            self.stream.flush()
+
+    def say(self, text: str) -> None:
+        with self.lock:
+            self.stream.write(("\r\x1b[K" if self.live else "") + text + "\n")
+            self.stream.flush()
+
+    def end_children(self) -> None:
+        """The refinements still running, ended (SIGTERM to their sessions): a Ctrl-C of the runner."""
+        for child in list(self.children):
+            with contextlib.suppress(OSError):
+                os.killpg(child.pid, signal.SIGTERM)
+
+    def ticking(self, stop: threading.Event) -> None:
+        while not stop.wait(REDRAW_S):
+            self.show()
+
+
+def refine_command(job: Job, args: argparse.Namespace, folder: Path, cluster: str, batch: int | None) -> list[str]:
+    base = job.base(folder)
+    command = [sys.executable, "-m", "argus", "refine", str(job.path), *planner_args(job.name, args.old_cards)]
+    command += ["--budget", str(args.budget), "--device", args.device, "--no-memory", "--json"]
+    command += ["--ceilings-file", str(folder / "ceilings.json"), "--gate-cache", str(folder / "gate-cache")]
+    command += ["--log", f"{base}.jsonl", "-o", f"{base}.best.argus", "--timeout", str(args.timeout)]
+    command += ["--cluster", cluster]
+    if cluster == "serial":
+        command += ["--gpu-lock", str(folder / "gpu.lock")]  # runners side by side take turns on the GPU
+    elif batch is not None:
+        command += ["--batch", str(batch)]
+    return command
+
+
+def run_one(job: Job, args, folder: Path, cluster: str, batch: int | None, end: float, fan: FanOut) -> str:
+    import subprocess
+
+    base = job.base(folder)
+    if finished(job.file(folder, ".json")):
+        return f"{job.kernel} {job.name}: finished earlier"
+    left = end - time.monotonic()
+    if left <= args.min_left:
+        return f"{job.kernel} {job.name}: no time left"
+    for suffix in (".json", ".jsonl", ".best.argus", ".log"):  # a run cut short starts again
+        Path(f"{base}{suffix}").unlink(missing_ok=True)
+    started = time.monotonic()
+    paths = [str(ROOT / "server"), os.environ.get("PYTHONPATH")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, paths)))
+    with open(f"{base}.json", "w") as out, open(f"{base}.log", "w") as log:
+        child = subprocess.Popen(
+            refine_command(job, args, folder, cluster, batch), stdout=out, stderr=log, stdin=subprocess.DEVNULL,
+            env=env, start_new_session=True,
+        )  # fmt: skip
+        fan.running.add(f"{job.kernel}.{job.name}")
+        fan.children.add(child)
+        try:
+            rc = child.wait(timeout=left)
+        except subprocess.TimeoutExpired:  # out of time: the run and its gate runs end, and start again next call
+            os.killpg(child.pid, signal.SIGTERM)
+            try:
+                rc = child.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
+                rc = child.wait()
+        finally:
+            fan.running.discard(f"{job.kernel}.{job.name}")
+            fan.children.discard(child)
+    line = f"{job.kernel} {job.name} rc={rc} {time.monotonic() - started:.0f} s"
+    with open(folder / "runs.txt", "a", encoding="utf-8") as runs:
+        runs.write(line + "\n")
+    return line
+
+
+def ceilings_ready(folder: Path) -> bool:
+    try:
+        json.loads((folder / "ceilings.json").read_text(encoding="utf-8"))
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def run_all(args: argparse.Namespace) -> int:
+    sys.path.insert(0, str(ROOT / "server"))
+    from concurrent.futures import ThreadPoolExecutor
+
+    from argus.gate.cluster import SERIAL, ClusterError, open_executor
+
+    started = time.monotonic()
+    end = started + args.left
+    folder = Path(args.dir).resolve()
+    if args.resume and resume_from(Path(args.resume), folder):
+        print(f"resumed from {args.resume}", file=sys.stderr)
+    (folder / "gate-cache").mkdir(parents=True, exist_ok=True)
+    names = args.runs.split()
+    unknown = [n for n in names if planner_args(n, args.old_cards) is None]
+    if unknown:
+        print(f"no such run: {', '.join(unknown)} (runs: {RUN_NAMES})", file=sys.stderr)
+        return 2
+    jobs = jobs_of(args.set, args.kernels.split() if args.kernels else None, names)
+    if not jobs:
+        print(f"no kernels in {' '.join(args.set)} (kernels: {args.kernels or 'all'})", file=sys.stderr)
+        return 1
+    fan = FanOut(jobs, folder, args.budget, end)
+    try:
+        with contextlib.ExitStack() as stack:
+            cluster, batch = SERIAL, None
+            if args.cluster != SERIAL:
+                options = dict(workers=args.workers, device=args.device, runs_per_gpu=args.runs_per_gpu)
+                executor = stack.enter_context(open_executor(args.cluster, **options))
+                cluster = executor.client.scheduler.address
+                width = executor.width()
+                batch = max(1, width // min(args.jobs, len(jobs)))  # the cluster's width shared by the runs at once
+                print(f"[heldout] cluster {cluster}: {width} gate runs at once; {args.jobs} refinements at once, "
+                      f"each gating up to {batch} of its proposals together", file=sys.stderr)  # fmt: skip
+            stop = threading.Event()
+            ticker = threading.Thread(target=fan.ticking, args=(stop,), daemon=True)
+            ticker.start()
+            stack.callback(stop.set)
+            pool = stack.enter_context(ThreadPoolExecutor(args.jobs))
+            stack.callback(fan.end_children)  # before the pool waits for its threads: none left at a normal end
+
+            def one(job: Job) -> None:
+                fan.say(run_one(job, args, folder, cluster, batch, end, fan))
+                fan.show(force=True)
+
+            todo = [job for job in jobs if not finished(job.file(folder, ".json"))]
+            for job in jobs:
+                if job not in todo:
+                    fan.say(f"{job.kernel} {job.name}: finished earlier")
+            if todo and args.device == "cuda" and not ceilings_ready(folder):
+                first = pool.submit(one, todo.pop(0))  # it measures the GPU's ceilings; the others read them
+                while not first.done() and not ceilings_ready(folder):
+                    time.sleep(1)
+            for future in [pool.submit(one, job) for job in todo]:
+                future.result()
+    except ClusterError as problem:
+        print(f"bench/heldout.py run: {problem}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:  # the refinements, in sessions of their own, were ended on the way out
+        print("bench/heldout.py run: interrupted; the runs not finished start again next call", file=sys.stderr)
+        return 130
+    kept = len(list((folder / "gate-cache").glob("*.json")))
+    fan.say(f"{len(jobs)} runs, {kept} gate results kept, {time.monotonic() - started:.0f} s")
+    if args.out:
+        print(f"wrote {archive(folder, Path(args.out))}", file=sys.stderr)
+    return 0
 
 
 # --- issue 15: the search on the new and the old cards against random, at budgets 4 and 8 ---------------------
@@ -433,6 +722,23 @@ def figures(folders: list[Path], budgets=BUDGETS, old_cards: Path = OLD_CARDS) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="refine every kernel of the sets with each run, through the gate's executor")
+    run.add_argument("--set", action="append", required=True, metavar="FOLDER", help="a kernels' folder (again: more)")
+    run.add_argument("--dir", required=True, metavar="DIR", help="the results folder (resumed when it has runs)")
+    run.add_argument("--runs", default="search oldsearch random0 random1 random2", help=f"run names ({RUN_NAMES})")
+    run.add_argument("--kernels", help="only these kernels of the sets (names, space-separated)")
+    run.add_argument("--budget", type=int, default=8, metavar="B", help="gate runs of each refinement (default 8)")
+    run.add_argument("--jobs", type=int, default=16, metavar="N", help="refinements at once (default 16)")
+    run.add_argument("--device", choices=("cpu", "cuda"), default="cuda")
+    run.add_argument("--cluster", default="local", metavar="ADDRESS", help="local (default), serial or tcp://HOST:PORT")
+    run.add_argument("--workers", type=int, metavar="N", help="local: CPU workers (default as argus refine)")
+    run.add_argument("--runs-per-gpu", type=int, default=1, metavar="K", help="local: gate runs on a card at once")
+    run.add_argument("--left", type=float, default=540, metavar="S", help="seconds this call may take (default 540)")
+    run.add_argument("--min-left", type=float, default=30, metavar="S", help="start no run with less left")
+    run.add_argument("--resume", metavar="X.tgz", help="seed a DIR that does not exist from an earlier archive")
+    run.add_argument("--out", metavar="FOLDER", help="write FOLDER/NAME.tgz of DIR at the end")
+    run.add_argument("--timeout", type=float, default=200, metavar="S", help="each gate run's limit (default 200)")
+    run.add_argument("--old-cards", type=Path, default=OLD_CARDS, metavar="DIR", help="oldsearch's cards")
     show = sub.add_parser("table", help="print the markdown table of results folders")
     show.add_argument("folders", type=Path, nargs="+")
     guess = sub.add_parser("predict", help="the committed cards' predictions against the measured steps")
@@ -442,6 +748,8 @@ def main(argv: list[str] | None = None) -> int:
     both.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS), metavar="B")
     both.add_argument("--old-cards", type=Path, default=OLD_CARDS, metavar="DIR")
     args = parser.parse_args(argv)
+    if args.command == "run":
+        return run_all(args)
     missing = [str(f) for f in args.folders if not f.is_dir()]
     if missing:
         print(f"no such folder: {', '.join(missing)}", file=sys.stderr)
