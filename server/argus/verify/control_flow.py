@@ -117,11 +117,13 @@ class ControlFlowMixin:
         at the first value, iteration 0 keeps the one from before the loop (`If(iv == start, ...)`). The real
         pass then checks that the body reproduces it (`not_inductive`)."""
         iv = loop.iv
-        term = (
-            init.term
-            if havoc.term is not None and yielded.term is not None and yielded.term.eq(havoc.term)
-            else havoc.term
-        )
+        term = havoc.term
+        if havoc.term is not None and yielded.term is not None:
+            if yielded.term.eq(havoc.term):
+                term = init.term
+            else:
+                counter = self.affine_counter(init, havoc, yielded, loop)
+                term = havoc.term if counter is None else counter
         tags = {}
         for name, var in havoc.tags.items():
             tags[name] = init.tags[name] if name in yielded.tags and yielded.tags[name].eq(var) else var
@@ -146,6 +148,37 @@ class ControlFlowMixin:
                 layout[key] = Entry(term, entry.label, entry.stat, entry.origin, later=shifted)
         return Sym(init.shape, term, layout, tags, None)
 
+    @staticmethod
+    def affine_counter(init: Sym, havoc: Sym, yielded: Sym, loop: Loop) -> z3.ArithRef | None:
+        """A carried integer the body advances by the same amount c every iteration (`k_off += BK`): its value
+        at iteration iv, `init + (iv - start) / step * c` (the division exact), or None.
+
+        Pass 1 ran the body with every carried value havocked, so the yield minus the havoc is c exactly when it
+        mentions no havoc (no carried value, no value the body makes up each iteration) and not the loop
+        variable: it is then the same number every iteration, and by induction the value after k iterations is
+        init + k * c."""
+        if init.term is None or z3.is_bool(init.term) or z3.is_bool(yielded.term):
+            return None
+        step = loop.step
+        c = z3.simplify(yielded.term - havoc.term)
+        names = free_names(c)
+        if str(loop.iv) in names or any(n.startswith("?") for n in names):
+            return None
+        if z3.is_int_value(c) and c.as_long() == 0:
+            return init.term
+        offset = loop.iv - loop.start
+        if same_term(c, step):
+            moved = offset
+        elif not z3.is_int_value(step) or step.as_long() == 0:
+            return None
+        elif step.as_long() == 1:
+            moved = c * offset
+        elif z3.is_int_value(c) and c.as_long() % step.as_long() == 0:
+            moved = (c.as_long() // step.as_long()) * offset
+        else:
+            moved = c * (offset / step)  # exact: iv - start is a multiple of the step inside the loop
+        return init.term + moved
+
     def after_loop(self, init: Sym, arg: Sym, var: str) -> Sym:
         term = arg.term
         if term is not None and (init.term is None or not term.eq(init.term)):
@@ -158,13 +191,18 @@ class ControlFlowMixin:
                 tags[name] = self.shared.fresh(f"tag {name} after the {var} loop")
         return Sym(arg.shape, term, dict(arg.layout), tags, None)
 
+    @staticmethod
+    def is_havoc(term: z3.ExprRef) -> bool:
+        """A carried value's havoc variable (not its value before the loop, nor an inferred affine counter)."""
+        return z3.is_const(term) and term.decl().kind() == z3.Z3_OP_UNINTERPRETED and str(term).startswith("?")
+
     def prove_invariants(self, op: ir.Op, loop: Loop, outer: Context, inner: Context, inits, args, yields) -> None:
         if not self.invariants:
             return
         entry_pairs = [(loop.iv, loop.start)]
         step_pairs = [(loop.iv, loop.iv + loop.step)]
         for init, arg, yielded in zip(inits, args, yields, strict=True):
-            if arg.term is not None and init.term is not None and not arg.term.eq(init.term):
+            if arg.term is not None and init.term is not None and self.is_havoc(arg.term):
                 entry_pairs.append((arg.term, init.term))
                 if yielded.term is not None:
                     step_pairs.append((arg.term, yielded.term))
