@@ -1,20 +1,25 @@
 """Verification time of each example (and, with --corpus, of each corpus kernel): prints a table, asserts nothing.
 
-    .venv/bin/python bench/verify_bench.py [--runs 7] [--corpus]
+    .venv/bin/python bench/verify_bench.py [--runs 7] [--corpus] [--calls]
 
 Each example is checked once (parse + analysis, not timed here: bench/parse_bench.py measures it), then
 verified `--runs` times from scratch (no cache) after one warm-up run: the table gives the median and the
 slowest run (wall clock), the median CPU time of the process (less disturbed when other jobs share the
 cores), the number of obligations (the declared tile constants and every value of each tune list) and the
 time of a re-verification that hits the cache (what the language server pays for an unchanged kernel).
-The aim is at most 300 ms median per example on the 2-core development machine.
+The aim is at most 300 ms median per example on the 2-core development machine. `--calls` adds the Python
+function calls of one more verification (cProfile): a cost that does not move with the machine's load, for
+comparing two commits (`PYTHONPATH=<worktree>/server`) on a shared machine where the timings do.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import os
 import platform
+import pstats
 import statistics
 import sys
 import time
@@ -33,7 +38,15 @@ from argus.verify import VerifyCache, verify_check  # noqa: E402
 AIM_MS = 300.0
 
 
-def measure(path: Path, runs: int) -> dict:
+def python_calls(check) -> int:
+    profile = cProfile.Profile()
+    profile.enable()
+    verify_check(check)
+    profile.disable()
+    return pstats.Stats(profile, stream=io.StringIO()).total_calls
+
+
+def measure(path: Path, runs: int, calls: bool = False) -> dict:
     check = check_source(path.read_text(encoding="utf-8"))
     verify_check(check)  # warm-up: z3's first queries and Python's caches
     times, cpu = [], []
@@ -57,6 +70,7 @@ def measure(path: Path, runs: int) -> dict:
         "cpu": statistics.median(cpu),
         "max": max(times),
         "cached": cached,
+        "calls": python_calls(check) if calls else None,
     }
 
 
@@ -64,6 +78,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--corpus", action="store_true", help="also time the bug corpus of tests/verify/corpus")
+    parser.add_argument("--calls", action="store_true", help="also count the Python calls of one verification")
     args = parser.parse_args()
     paths = sorted((ROOT / "examples").glob("*.argus"))
     if not paths:
@@ -74,14 +89,16 @@ def main() -> int:
     print(f"# {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"# {args.runs} runs each after a warm-up; aim {AIM_MS:.0f} ms median per example\n")
     print(f"# load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
-    print("| file | obligations | diagnostics | median ms | max ms | median CPU ms | cached ms | within aim |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    extra = " Python calls |" if args.calls else ""
+    print(f"| file | obligations | diagnostics | median ms | max ms | median CPU ms | cached ms | within aim |{extra}")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |" + (" ---: |" if args.calls else ""))
     for path in paths:
-        row = measure(path, args.runs)
+        row = measure(path, args.runs, args.calls)
         ok = "yes" if row["median"] <= AIM_MS else "no"
+        calls = f" {row['calls']:,} |" if args.calls else ""
         print(
             f"| `{row['name']}` | {row['obligations']} | {row['diagnostics']} | {row['median']:.1f} | "
-            f"{row['max']:.1f} | {row['cpu']:.1f} | {row['cached']:.2f} | {ok} |"
+            f"{row['max']:.1f} | {row['cpu']:.1f} | {row['cached']:.2f} | {ok} |{calls}"
         )
     return 0
 
