@@ -317,17 +317,6 @@ class Prover:
                 break
             solver.pop()
         return model
-        sizes = [self.here(s) for s in self.sizes.values()]
-        for bound in SHRINK_BOUNDS:
-            solver.push()
-            solver.add(*[s <= bound for s in sizes])
-            answer, _, _ = self.check(solver, share=4)
-            if answer == z3.sat:
-                model = solver.model()
-                solver.pop()
-                break
-            solver.pop()
-        return model
 
     def witness(self, ob: Obligation, model: z3.ModelRef, claim: z3.BoolRef) -> Counterexample:
         """The counterexample record; `claim` is in this prover's context, the obligation's terms are not."""
