@@ -77,21 +77,18 @@ class DataFacts:
             facts += [perm.instance(app) for app in found]
         return facts
 
-    def instances(self, formulas: list[z3.BoolRef] | None = None) -> list[z3.BoolRef]:
+    def instances(self) -> list[z3.BoolRef]:
         """Instances over the applications the evaluation created (a superset of those a query mentions:
-        instances about terms a query does not mention constrain nothing it cares about), or, for
-        formulas built elsewhere, over the applications found in `formulas`."""
-        if not formulas and self.cached is not None:
+        instances about terms a query does not mention constrain nothing it cares about), built once per
+        kernel; `query_instances` adds those a query makes of its own."""
+        if self.cached is not None:
             return self.cached
         facts: list[z3.BoolRef] = []
         for name, fact in self.partitions.items():
             last = fact.length - 1
             first_cut, last_cut = fact.function(z3.IntVal(0)), fact.function(last)
             apps = [first_cut, last_cut]
-            found = list(self.loaded.get(name, []))
-            for formula in formulas or []:
-                found += applications(formula, name)
-            apps.extend(a for a in found if not any(a.eq(b) for b in apps))
+            apps.extend(a for a in self.loaded.get(name, []) if not any(a.eq(b) for b in apps))
             facts += [first_cut == 0, last_cut == fact.total, fact.total >= 0]
             for app in apps:
                 index = app.arg(0)
@@ -103,18 +100,11 @@ class DataFacts:
                     ia, ib = a.arg(0), b.arg(0)
                     facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), a <= b))
         for name, stated in self.ranges.items():
-            apps: list[z3.ExprRef] = list(self.loaded.get(name, []))
-            for formula in formulas or []:
-                apps.extend(a for a in applications(formula, name) if not any(a.eq(b) for b in apps))
             for fact in stated:
-                for app in apps:
+                for app in self.loaded.get(name, []):
                     inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(fact.dims)]
                     facts.append(z3.Implies(z3.And(*inside), z3.And(fact.lo <= app, app < fact.hi)))
         for name, perm in self.permutations.items():
-            apps = list(self.loaded.get(name, []))
-            for formula in formulas or []:
-                apps.extend(a for a in applications(formula, name) if not any(a.eq(b) for b in apps))
-            facts += [perm.instance(app) for app in apps]
-        if not formulas:
-            self.cached = facts
+            facts += [perm.instance(app) for app in self.loaded.get(name, [])]
+        self.cached = facts
         return facts
