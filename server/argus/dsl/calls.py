@@ -732,21 +732,7 @@ class CallsMixin:
 
     def call_partition(self, e: ast.Call) -> V:
         """A data fact: `requires partition(offsets, M)` (offsets[0] == 0 <= ... <= offsets[last] == M)."""
-        if not self.in_requires:
-            return self.error("AR216", e.span, "partition(T, n) states a data fact and belongs in `requires`")
-        args = self.bind_args(e, ["T", "n"], 2)
-        if args is None:
-            return ERROR
-        tensor = self.expr(args["T"])
-        n = self.value_arg(args["n"])
-        if isinstance(tensor.type, ErrorT) or isinstance(n.type, ErrorT):
-            return ERROR
-        if not isinstance(tensor.type, TensorT) or len(tensor.type.shape) != 1 or not tensor.type.dtype.is_integer:
-            return self.error("AR204", args["T"].span, f"partition takes a 1-D integer tensor, not {tensor.type}")
-        if not isinstance(n.type, ScalarT) or not n.type.dtype.is_integer:
-            return self.error("AR204", args["n"].span, f"partition's n is an integer scalar, not {n.type}")
-        result_type = ScalarT(BOOL)
-        return V(result_type, self.emit("partition", [tensor.value, n.value], result_type, e.span), span=e.span)
+        return self.tensor_count_fact(e, "partition")
 
     def call_in_range(self, e: ast.Call) -> V:
         """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V)."""
@@ -771,8 +757,12 @@ class CallsMixin:
 
     def call_permutation(self, e: ast.Call) -> V:
         """A data fact: `requires permutation(sorted_ids, R)` (each of 0..R-1 once, the other elements >= R)."""
+        return self.tensor_count_fact(e, "permutation")
+
+    def tensor_count_fact(self, e: ast.Call, fact: str) -> V:
+        """A data fact `fact(T, n)` about a 1-D integer tensor T and an integer scalar n (partition, permutation)."""
         if not self.in_requires:
-            return self.error("AR216", e.span, "permutation(T, n) states a data fact and belongs in `requires`")
+            return self.error("AR216", e.span, f"{fact}(T, n) states a data fact and belongs in `requires`")
         args = self.bind_args(e, ["T", "n"], 2)
         if args is None:
             return ERROR
@@ -781,11 +771,11 @@ class CallsMixin:
         if isinstance(tensor.type, ErrorT) or isinstance(n.type, ErrorT):
             return ERROR
         if not isinstance(tensor.type, TensorT) or len(tensor.type.shape) != 1 or not tensor.type.dtype.is_integer:
-            return self.error("AR204", args["T"].span, f"permutation takes a 1-D integer tensor, not {tensor.type}")
+            return self.error("AR204", args["T"].span, f"{fact} takes a 1-D integer tensor, not {tensor.type}")
         if not isinstance(n.type, ScalarT) or not n.type.dtype.is_integer:
-            return self.error("AR204", args["n"].span, f"permutation's n is an integer scalar, not {n.type}")
+            return self.error("AR204", args["n"].span, f"{fact}'s n is an integer scalar, not {n.type}")
         result_type = ScalarT(BOOL)
-        return V(result_type, self.emit("permutation", [tensor.value, n.value], result_type, e.span), span=e.span)
+        return V(result_type, self.emit(fact, [tensor.value, n.value], result_type, e.span), span=e.span)
 
     def call_assert_tag(self, e: ast.Call) -> V:
         if not e.keywords and len(e.args) == 1:
