@@ -233,8 +233,7 @@ class PaddingMixin:
         for padded, other in ((a, b), (b, a)):
             if padded.valid is None:
                 continue
-            real = set(conjuncts(padded.valid))
-            pads = [leaf.values for path, leaf in leaves(padded.lanes) if not any(c.get_id() in real for c in path)]
+            pads = [leaf.values for _, leaf in padding_leaves(leaves(padded.lanes), padded.valid)]
             every = [leaf.values for _, leaf in leaves(self.lane_tree(other))]
             for pad in pads:
                 for value in every:
