@@ -80,6 +80,20 @@ def non_negative_int(text: str) -> int:
     return int(text)
 
 
+def add_cluster_options(parser: argparse.ArgumentParser, cluster_help: str, cluster_default: str | None) -> None:
+    """--cluster, --workers and --runs-per-gpu: where gate runs go (gate/cluster.py), the same for every command
+    that fans them out; only what --cluster defaults to, and so its help, differ."""
+    parser.add_argument("--cluster", default=cluster_default, metavar="ADDRESS", help=cluster_help)
+    parser.add_argument(
+        "--workers", type=non_negative_int, metavar="N",
+        help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--runs-per-gpu", type=positive_int, default=1, metavar="K",
+        help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
+    )  # fmt: skip
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number above zero (seconds)."""
     try:

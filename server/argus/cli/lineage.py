@@ -15,7 +15,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from argus.cli import can_write, non_negative_int, positive_float, positive_int, read_source, reason, write_output
+from argus.cli import (
+    add_cluster_options,
+    can_write,
+    positive_float,
+    positive_int,
+    read_source,
+    reason,
+    write_output,
+)
 
 LINEAGES = Path("skills/lineages")
 
@@ -40,24 +48,17 @@ def add_parser(subparsers) -> None:
         help="configurations each gate run compiles for sm_90, the declared one first (default 8, as the gate); 1 "
         "makes a CPU walk of a kernel with long tune lists several times faster",
     )  # fmt: skip
-    parser.add_argument(
-        "--cluster", default="local", metavar="ADDRESS",
-        help="where a step's gate runs go together: local (a dask cluster started here: a worker per GPU, and "
+    add_cluster_options(
+        parser,
+        "where a step's gate runs go together: local (a dask cluster started here: a worker per GPU, and "
         "--workers CPU workers; the default), a dask scheduler's address (tcp://host:8786), or serial (one after "
         "another, no cluster); docs/gate.md",
-    )  # fmt: skip
-    parser.add_argument(
-        "--workers", type=non_negative_int, metavar="N",
-        help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
-    )  # fmt: skip
+        "local",
+    )
     parser.add_argument(
         "--ceilings-file", metavar="FILE",
         help="cuda: reuse the GPU's ceilings in FILE, or measure them at the first gate run and write them there "
         "(a path every worker can write; default: each gate run measures its own)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--runs-per-gpu", type=positive_int, default=1, metavar="K",
-        help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
     )  # fmt: skip
     parser.set_defaults(run=run)
 

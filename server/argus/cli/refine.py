@@ -22,7 +22,14 @@ import tempfile
 import threading
 from pathlib import Path
 
-from argus.cli import can_write, non_negative_int, positive_float, positive_int, read_source, reason
+from argus.cli import (
+    add_cluster_options,
+    can_write,
+    positive_float,
+    positive_int,
+    read_source,
+    reason,
+)
 from argus.cli.progress import GateProgress, with_progress
 
 
@@ -60,22 +67,15 @@ def add_parser(subparsers) -> None:
         help="read a candidate's gate result from DIR when any run gated the same text there before, else gate it "
         "and keep the result there (still one gate run of the budget); runs side by side may share DIR",
     )
-    parser.add_argument(
-        "--cluster", metavar="ADDRESS",
-        help="where the gate runs go, the search and random planners' next proposals gated together: local (a "
+    add_cluster_options(
+        parser,
+        "where the gate runs go, the search and random planners' next proposals gated together: local (a "
         "dask cluster started here: a worker per GPU and --workers CPU workers; the default, except that a run "
         "with nothing to gate together, the llm planner's, --budget 0, --batch 1 or a CPU run with one CPU "
         "worker, starts none and gates here), a dask scheduler's address (tcp://host:8786), or serial (here, "
         "one after another); docs/gate.md",
-    )  # fmt: skip
-    parser.add_argument(
-        "--workers", type=non_negative_int, metavar="N",
-        help="local: CPU workers (default: half the cores; none beside GPU workers for --device cuda)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--runs-per-gpu", type=positive_int, default=1, metavar="K",
-        help="local: gate runs a GPU worker runs at once, their GPU stages taking turns on the card (default 1)",
-    )  # fmt: skip
+        None,
+    )
     parser.add_argument(
         "--batch", type=positive_int, metavar="N",
         help="the most proposals gated together (default: as many gate runs as the cluster runs at once; 1: one "
