@@ -32,6 +32,7 @@ OTHERS = [
     ROOT / "skills" / "heldout",
     ROOT / "skills" / "heldout2",
     ROOT / "skills" / "heldout4",
+    ROOT / "skills" / "heldout5",
     ROOT / "examples",
 ]
 

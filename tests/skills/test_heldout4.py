@@ -34,6 +34,7 @@ OTHERS = [
     ROOT / "skills" / "heldout",
     ROOT / "skills" / "heldout2",
     ROOT / "skills" / "heldout3",
+    ROOT / "skills" / "heldout5",
     ROOT / "examples",
 ]
 
