@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from argus.analysis.spans import overlaps
 from argus.dsl.spans import Span
-from argus.lsp.convert import overlaps
 from argus.lsp.diagnostics import STAGES
 from argus.lsp.document_edits import versioned_edit
 from argus.lsp.guard import guarded

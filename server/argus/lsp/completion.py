@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from argus.analysis import lookup
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
 from argus.dsl.kernel_analysis import constant_text
-from argus.lsp import lookup
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:

@@ -89,11 +89,3 @@ def diagnostic(d: dsl.Diagnostic, uri: str, positions: Positions) -> types.Diagn
         related_information=related or None,
         data={"argus": d.data} if d.data else None,
     )
-
-
-def contains(span: Span, line: int, col: int) -> bool:
-    return (span.line, span.col) <= (line, col) <= (span.end_line, span.end_col)
-
-
-def overlaps(a: Span, b: Span) -> bool:
-    return (a.line, a.col) <= (b.end_line, b.end_col) and (b.line, b.col) <= (a.end_line, a.end_col)

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from argus.analysis.host import too_large
 from argus.lsp import convert
+from argus.lsp.convert import Positions
 from argus.lsp.documents import DocumentState, Snapshot, SourceResult
 
 if TYPE_CHECKING:
@@ -44,30 +46,6 @@ TYPES, INVARIANTS, GATE = "types", "invariants", "gate"
 STAGES = (TYPES, INVARIANTS, GATE)
 CARRIED = (INVARIANTS,)  # stages whose verdicts move with an edit until the new version's arrive
 SNAPSHOT_WAIT_S = 1.0  # how long a read-only request waits for the check of the version it was asked about
-
-
-def check_text(text: str, max_chars: int) -> Any:
-    """argus.dsl.check.check_source, imported in the checking thread (the first call pays for the import,
-    which warm_up does right after the initialize answer); a text over `max_chars` gets AR010 instead."""
-    from argus.dsl.check import check_source
-
-    if len(text) <= max_chars:
-        return check_source(text)
-    from argus.dsl.diagnostics import make
-    from argus.dsl.spans import Span
-
-    empty = check_source("")
-    size = f"{len(text) / 1024 / 1024:.1f} MB" if len(text) >= 1024 * 1024 else f"{len(text) / 1024:.0f} KiB"
-    message = (
-        f"not checked in the editor: the file is {size}, over argus.check.maxFileKiB ({max_chars // 1024} KiB); "
-        "`argus check` checks it"
-    )
-    empty.diagnostics.append(make("AR010", Span(0, 0, 0, 0), message))
-    return empty
-
-
-def too_large(check: Any) -> bool:
-    return any(d.code == "AR010" for d in check.diagnostics)
 
 
 def warm_up_checker() -> None:
@@ -199,8 +177,11 @@ class DiagnosticsScheduler:
         while True:
             version, text = state.version, state.text
             max_chars = self.server.settings_for(state.uri).max_file_kib * 1024
+            analyze = self.server.analysis_host.analyze
             try:
-                check = await loop.run_in_executor(self.server.check_pool, check_text, text, max_chars)
+                analysis = await loop.run_in_executor(
+                    self.server.check_pool, analyze, state.uri, version, text, max_chars
+                )
             except Exception:
                 logger.exception("check of %s (version %s) failed", state.uri, version)
                 return
@@ -208,8 +189,9 @@ class DiagnosticsScheduler:
                 return
             if version != state.version:
                 continue  # superseded while it ran: check the latest text instead of publishing this one
-            positions = self.server.positions(text)
-            snapshot = Snapshot(state.uri, version, text, check, positions)
+            check = analysis.check
+            positions = Positions(analysis.lines, self.server.workspace.position_codec)
+            snapshot = Snapshot(analysis, positions)
             state.snapshot = snapshot
             diagnostics = [convert.diagnostic(d, state.uri, positions) for d in check.diagnostics]
             state.results[TYPES] = SourceResult(version, diagnostics, list(check.diagnostics))

@@ -16,20 +16,34 @@ from pygls.workspace.position_codec import PositionCodec
 from argus.lsp.text_sync import apply_change
 
 if TYPE_CHECKING:
+    from argus.analysis.snapshot import Analysis
     from argus.dsl.check import CheckResult
     from argus.lsp.convert import Positions
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """One version of a document and its check result: read-only handlers work on this, never on a text that
-    a concurrent edit might change under them."""
+    """One version of a document, its `Analysis` and the client positions of its text: read-only handlers work
+    on this, never on a text that a concurrent edit might change under them."""
 
-    uri: str
-    version: int
-    text: str
-    check: CheckResult
+    analysis: Analysis
     positions: Positions
+
+    @property
+    def uri(self) -> str:
+        return self.analysis.uri
+
+    @property
+    def version(self) -> int:
+        return self.analysis.version
+
+    @property
+    def text(self) -> str:
+        return self.analysis.text
+
+    @property
+    def check(self) -> CheckResult:
+        return self.analysis.check
 
 
 @dataclass(slots=True)

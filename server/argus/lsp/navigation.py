@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from argus.lsp import lookup
-from argus.lsp.convert import contains
+from argus.analysis import lookup
+from argus.analysis.spans import contains
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:

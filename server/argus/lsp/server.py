@@ -9,6 +9,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from argus import __version__
+from argus.analysis.host import AnalysisHost
 from argus.dsl.lines import split_lines
 from argus.lsp import settings as config
 from argus.lsp.convert import Positions
@@ -37,6 +38,7 @@ class ArgusServer(LanguageServer):
         )
         self.lifecycle = Lifecycle(self)
         self.documents = DocumentStore()
+        self.analysis_host = AnalysisHost()  # every version's Analysis, and what they share (argus.analysis)
         self.client_name = ""  # clientInfo.name from initialize ("Neovim", "Visual Studio Code", ...)
         self.initial_settings = config.Settings()
         self.global_settings = config.Settings()

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from argus.analysis import lookup
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult, check_source
 from argus.dsl.kernel_analysis import constant_text
 from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.spans import Span
-from argus.lsp import lookup
 from argus.skills.provider import Edit, SkillAction, SkillRequest
 from argus.skills.text import apply_edits  # re-exported: argus.lsp.quick_fixes and diagnostics use it
 from argus.skills.transforms.settings import setting_node

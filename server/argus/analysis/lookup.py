@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from argus.lsp.convert import contains
+from argus.analysis.spans import contains
 
 if TYPE_CHECKING:
     from argus.dsl import ast, ir

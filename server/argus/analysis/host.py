@@ -1,0 +1,44 @@
+"""`AnalysisHost`: (uri, version, text) in, an immutable `Analysis` out. One per process that analyzes (the
+language server has one); it owns what snapshots share across versions, such as the verifier's cache."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from argus.analysis.snapshot import Analysis
+from argus.dsl.lines import split_lines
+
+if TYPE_CHECKING:
+    from argus.dsl.check import CheckResult
+
+
+class AnalysisHost:
+    def analyze(self, uri: str, version: int, text: str, max_chars: int | None = None) -> Analysis:
+        """The snapshot of `text` as version `version` of `uri`. A text over `max_chars` is not checked: it gets
+        AR010 instead (checking it would hold a thread for minutes)."""
+        return Analysis(uri, version, text, check_text(text, max_chars), split_lines(text))
+
+
+def check_text(text: str, max_chars: int | None = None) -> CheckResult:
+    """argus.dsl.check.check_source, imported on first use (a server loads the language core in its checking
+    thread, after the initialize answer); a text over `max_chars` gets AR010 instead."""
+    from argus.dsl.check import check_source
+
+    if max_chars is None or len(text) <= max_chars:
+        return check_source(text)
+    from argus.dsl.diagnostics import make
+    from argus.dsl.spans import Span
+
+    empty = check_source("")
+    size = f"{len(text) / 1024 / 1024:.1f} MB" if len(text) >= 1024 * 1024 else f"{len(text) / 1024:.0f} KiB"
+    message = (
+        f"not checked in the editor: the file is {size}, over argus.check.maxFileKiB ({max_chars // 1024} KiB); "
+        "`argus check` checks it"
+    )
+    empty.diagnostics.append(make("AR010", Span(0, 0, 0, 0), message))
+    return empty
+
+
+def too_large(check: CheckResult) -> bool:
+    """Whether the check is AR010's stand-in for a file too large to check."""
+    return any(d.code == "AR010" for d in check.diagnostics)
