@@ -7,7 +7,7 @@ from agent_fakes import SOFTMAX, FakeGate, unmeasured_cards
 
 from argus.agent.loop import refine
 from argus.agent.memory import Memory
-from argus.agent.plan import Proposal, State, Step
+from argus.agent.plan import Feedback, Proposal, State, Step
 from argus.agent.search import NOISE, Context, SearchPlanner, score, scored
 from argus.agent.sites import applicable_sites, predicted_effect
 from argus.skills.apply import digest, plan
@@ -127,3 +127,22 @@ def test_a_move_past_the_measured_setting_predicts_no_change():
     card = measured("num_warps.dot", 4.0).model_copy(update={"parameters": {"setting": "num_warps", "expert_value": 8}})
     assert predicted_effect(card, {"to": "8"}) == 4.0
     assert predicted_effect(card, {"to": "16"}) == 1.0
+
+
+def test_a_rewrite_that_failed_to_compile_is_not_proposed_again_at_a_later_state():
+    cards = unmeasured_cards()
+    reciprocal = next(c for c in cards if c.id == "reciprocal.row")
+    start = State(source=SOFTMAX, kernel="softmax", ms=1.0)
+    later = State(source=plan(SOFTMAX, reciprocal, 16).text_after, kernel="softmax", ms=0.9)
+
+    def at_later_state(feedback: Feedback) -> list[str]:
+        planner = SearchPlanner(cards)
+        first = planner.propose(start, [])
+        assert first.key() == "skill:exp2.row@14"
+        history = [Step(0, "search", first, kept=False, reward=-1.0, feedback=feedback, gate_runs=1)]
+        return [p.skill for p in iter(lambda: planner.propose(later, history), None)]
+
+    # slower is a measurement of this state: the same rewrite is still worth a gate run at another one
+    assert "exp2.row" in at_later_state(Feedback("slower", "1.1 ms against the best 1.0 ms"))
+    for stage in ("compile", "correct"):  # a refusal of the rewrite itself: never asked again in this run
+        assert "exp2.row" not in at_later_state(Feedback(stage, "Triton cannot compile it"))

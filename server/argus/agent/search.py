@@ -24,7 +24,10 @@ break by evidence (more lineage steps first), then by card id and line, so the s
 order. It proposes the best untried one at the current best state; when that state has nothing left, it backs
 up to the next-best kept state (the frontier, ordered by measured ms). At a state it backed up to it skips
 rewrites it already tried elsewhere (same card, anchor code and parameters): they commute with the kept ones
-or were already found wanting, and a gate run is too dear to ask again.
+or were already found wanting, and a gate run is too dear to ask again. A rewrite whose gate run failed to
+compile or to pass correct (same card and parameters) is not proposed again at any state of the run: Triton
+refusing `warp_specialize = 1` on a kernel, or tf32 missing an output's tolerance, does not depend on which kept
+state it is tried at (on 2026-12-02's held-out run the search spent 3 of a GEMM's 8 gate runs on one refusal).
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ GAIN = 1.02  # a prediction at or above this is a gain; between HURTS and GAIN, 
 EXPLORE_SHRINK = 0.5  # an unmeasured situation's prior: 1 + EXPLORE_SHRINK * (the card's median anywhere - 1)
 EXPLORE_EVERY = 4  # every 4th proposal goes to the best unmeasured site, while one is left
 GAINS, EXPLORE, NOISE, LOSSES = range(4)
+BROKE = ("compile", "correct")  # the gate stages whose failure says the rewrite is wrong for this kernel
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,16 @@ def observed_effects(history: Sequence[Step]) -> dict[str, float]:
     return {skill: statistics.median(values) for skill, values in ratios.items()}
 
 
+def broken_rewrites(history: Sequence[Step]) -> set[tuple[str, tuple[tuple[str, str], ...]]]:
+    """(card, sorted parameters) of every rewrite this run gated that failed to compile or to pass correct."""
+    broken = set()
+    for step in history:
+        if step.proposal.skill and step.feedback is not None and step.feedback.stage in BROKE:
+            params = ((step.proposal.prediction or {}).get("params")) or {}
+            broken.add((step.proposal.skill, tuple(sorted((str(k), str(v)) for k, v in params.items()))))
+    return broken
+
+
 @dataclass(slots=True)
 class Kept:
     source: str
@@ -175,11 +189,14 @@ class SearchPlanner:
         self.frontier[current].ms = state.ms
         stats = self.skill_stats(history)
         observed = observed_effects(history)
+        broken = broken_rewrites(history)
         explore = self.proposals % EXPLORE_EVERY == EXPLORE_EVERY - 1
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
             context = Context(stats, observed, kept.spill_bytes)
             for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context, explore):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
+                    continue
+                if (site.card.id, tuple(sorted(site.params))) in broken:
                     continue
                 self.tried.add((name, site.key))
                 self.rewrites.add(site.identity)
