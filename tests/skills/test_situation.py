@@ -12,7 +12,14 @@ from argus.skills.extract import conditions, link, provides
 from argus.skills.library import load_cards
 from argus.skills.matcher import match
 from argus.skills.predict import predict
-from argus.skills.situation import describe, measurements, scope_of, situation
+from argus.skills.situation import (
+    describe,
+    live_accumulator_registers,
+    measurements,
+    scope_of,
+    sites_situation,
+    situation,
+)
 
 F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
 
@@ -33,6 +40,23 @@ def test_the_situation_of_a_row_kernel_has_no_dot_facts():
     facts = kernel_facts("examples/softmax.argus")
     assert facts["operands"] is None and facts["trans"] is None and facts["bound"] == "memory"
     assert facts["rows"] in ("within a tile", "wider than a tile")
+
+
+def test_the_dots_of_one_loop_count_their_registers_together_and_loops_in_sequence_do_not():
+    def sites(path: str, kernel: str):
+        return site_contexts(Document.parse((ROOT / path).read_text(encoding="utf-8")), kernel)
+
+    # causal attention: two loops one after the other (below the diagonal, then on it), scores and output in each
+    causal = sites("skills/experts/attention.argus", "attention_causal")
+    assert [s.accumulator_registers for s in causal if s.site == "dot"] == [64.0] * 4
+    assert live_accumulator_registers(causal) == 128.0 and sites_situation(causal)["accumulator"] == "128 or more"
+    assert situation(causal[0])["accumulator"] == "64 to 127"  # the principal dot alone
+    # one dot: its own tile, as before
+    gemm = sites("skills/experts/gemm.argus", "gemm")
+    assert live_accumulator_registers(gemm) == gemm[0].accumulator_registers == 128.0
+    # no dot sites (a row kernel): nothing to add, the kernel site stands
+    rows = sites("examples/softmax.argus", "softmax")
+    assert live_accumulator_registers(rows) is None and sites_situation(rows)["accumulator"] is None
 
 
 def item(lineage: str, candidate: str, slowdown: float, facts: dict, facts_with: dict | None = None) -> Evidence:

@@ -31,7 +31,7 @@ from argus.skills.situation import (
     lineage_median,
     measurements,
     scope_of,
-    situation,
+    sites_situation,
 )
 from argus.skills.transforms import TRANSFORMS
 
@@ -84,8 +84,8 @@ def spills(lineage: Lineage, gate: GateResult | None) -> int | None:
 
 
 def kernel_facts(sites: list[SiteContext] | None) -> Situation | None:
-    """The situation of a text's kernel site (the first of its sites; it carries the principal dot's facts)."""
-    return situation(sites[0]) if sites else None
+    """The situation of a text's kernel (its sites: the kernel's first, carrying the principal dot's facts)."""
+    return sites_situation(sites)
 
 
 def evidence(

@@ -7,8 +7,9 @@ was applied to (the candidate's text, without the skill). Two kinds of fact:
 - **Scope facts** (`SCOPE`) describe what kind of kernel it is: the dot's operands and input precision, which
   operands read their contraction axis along the contiguous one, which go through `trans`, compute- or
   memory-bound, whether it spills registers, whether rows are wider than a tile, how many registers a thread
-  gives the dot's accumulator (a 128 x 128 f32 tile at 4 warps is 128 of them, 64 x 64 is 32: more warps help
-  the first and cost the second). A card claims an effect only
+  gives the dots' results (a 128 x 128 f32 tile at 4 warps is 128 of them, 64 x 64 is 32: more warps help the
+  first and cost the second; the dots of one loop count together, see `live_accumulator_registers`). A card
+  claims an effect only
   where some measurement agrees with the site on every scope fact both know; elsewhere it says "not measured
   for <fact>" and claims no number.
 - **Condition facts** (`CONDITIONS`: the scope facts plus the policy) split the measurements that agree: where a
@@ -50,12 +51,16 @@ LABELS = {
 }
 
 
-def situation(site: SiteContext | None, spill_bytes: int | None = None) -> Situation | None:
+def situation(
+    site: SiteContext | None, spill_bytes: int | None = None, accumulator_registers: float | None = None
+) -> Situation | None:
     """The facts of a site (its kernel's site carries the principal dot's); `spill_bytes` stands in for the
-    compile's spills when the context has none (the language server knows them from its last gate run)."""
+    compile's spills when the context has none (the language server knows them from its last gate run), and
+    `accumulator_registers` for the principal dot's result registers (what all the dots hold at once)."""
     if site is None:
         return None
     spilled = site.spill_stores_bytes if site.spill_stores_bytes is not None else spill_bytes
+    registers = site.accumulator_registers if accumulator_registers is None else accumulator_registers
     return {
         "operands": operands(site),
         "k_major": both(site.a_k_major, site.b_k_major) if site.dot_line is not None else None,
@@ -65,10 +70,32 @@ def situation(site: SiteContext | None, spill_bytes: int | None = None) -> Situa
         "rows": None
         if site.row_wider_than_tile is None
         else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
-        "accumulator": accumulator_fact(site.accumulator_registers) if site.dot_line is not None else None,
+        "accumulator": accumulator_fact(registers) if site.dot_line is not None else None,
         "num_warps": site.num_warps,
         "num_stages": site.num_stages,
     }
+
+
+def sites_situation(sites: list[SiteContext] | None, spill_bytes: int | None = None) -> Situation | None:
+    """The situation of a kernel from its sites (`site_contexts`: the kernel's first)."""
+    if not sites:
+        return None
+    return situation(sites[0], spill_bytes, live_accumulator_registers(sites))
+
+
+def live_accumulator_registers(sites: list[SiteContext]) -> float | None:
+    """Registers a thread the dots' result tiles take at once: the dots of one loop are live together (a GeGLU
+    GEMM's two accumulators, attention's scores beside its output), loops one after another are not, so the
+    most any loop's dots hold. The sites come in program order, each dot after the loop it is in (the dots
+    before the first loop count as one group). None without dot sites (a context recorded without them):
+    the kernel site's principal dot stands."""
+    groups: list[float] = []
+    for site in sites[1:]:
+        if site.site == "loop" or (site.site == "dot" and not groups):
+            groups.append(0.0)
+        if site.site == "dot" and site.accumulator_registers is not None:
+            groups[-1] += site.accumulator_registers
+    return max(groups) if any(groups) else None
 
 
 def accumulator_fact(registers: float | None) -> str | None:
@@ -97,7 +124,7 @@ def kernel_situation(doc: Document, kernel: str) -> Situation | None:
         sites = site_contexts(doc, kernel)
     except Exception:  # a context it cannot compute (an unusual launch) leaves the prediction unsituated
         return None
-    return situation(sites[0]) if sites else None
+    return sites_situation(sites)
 
 
 def operands(site: SiteContext) -> str | None:
