@@ -32,6 +32,7 @@ KINDS = {
     "contraction": {"AR310"},
     "alignment of statistics": {"AR311"},
     "padding into reductions": {"AR313"},
+    "division by zero": {"AR314"},
 }
 
 
@@ -193,6 +194,14 @@ def confirm(kernel, w) -> str:
         if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive", "alternating")):
             return "confirmed"
         return "the padding lanes hold the reduction's identity at the witness"
+    if kind == "division":
+        # the divisor computed with data: exactly 0 at the witness element
+        for floats in ("normal", "positive"):
+            for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",), floats):
+                divisor = e.detail["floats"][1] if e.detail["name"] == "/" else None
+                if divisor is not None and divisor[element] == 0:
+                    return "confirmed"
+        return "the divisor is not 0 at the witness"
     if kind == "tag":
         events = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("assert",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the assertion holds at the witness"
@@ -286,7 +295,7 @@ def padding_value(kernel, w, floats: str) -> bool:
 # fixed twin's with some data. An out-of-bounds access and a race are the failure themselves (and numpy
 # neither faults nor races), and so is an element no program writes (a twin fixed by `requires` cannot even
 # be launched at those sizes): for them the confirmation above is the whole check.
-IN_OUTPUT = {"contraction", "alignment", "tag", "invariant_entry", "invariant_step", "padding"}
+IN_OUTPUT = {"contraction", "alignment", "tag", "invariant_entry", "invariant_step", "padding", "division"}
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 
 
@@ -485,3 +494,13 @@ def test_a_layernorm_of_one_column_writes_the_same_outputs_whatever_its_variance
     witness["values"] = dict(witness["values"], **{"a real lane of the same row: i": 0})
     assert not any(outputs_differ(kernel, twin, witness, floats) for floats in DATA)
     assert visible(kernel, witness) == "the padding lane's row has 1 real lane"
+
+
+def test_a_divisor_that_is_not_zero_is_not_confirmed_as_one():
+    """division_causal_attention_skips_diagonal's witness (program 0) on the fixed twin, whose loop runs."""
+    path = CORPUS / "division_causal_attention_skips_diagonal.argus"
+    kernel, witness = witness_of(path.stem)
+    assert confirm(kernel, witness) == "confirmed"
+    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    witness["line"] -= 1  # the fixed twin's header is one line shorter
+    assert confirm(twin, witness) == "the divisor is not 0 at the witness"

@@ -6,10 +6,12 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
-from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym
+from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
+from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
 from argus.verify.terms import (
     free_names,
     is_nonnegative,
+    lower_bound,
 )
 from argus.verify.values import same_term, shape_of, substitute_all
 
@@ -26,6 +28,8 @@ def folded(term: z3.ArithRef) -> z3.ArithRef:
 
 class ControlFlowMixin:
     """Evaluator ops for `for` and `if` (mixed into Evaluator)."""
+
+    zero_trips: dict[int, ZeroTrip]  # a loop's "runs no iteration" condition (by z3 id) -> the loop, for AR314
 
     def op_for(self, op: ir.Op, context: Context) -> None:
         start, stop, step = (self.int_term(self.get(v)) for v in op.operands[:3])
@@ -74,8 +78,11 @@ class ControlFlowMixin:
         if self.recording:
             self.prove_invariants(op, loop, context, inner, inits, args, yields)
         self.invariants = saved_invariants
+        stop = self.int_term(self.get(op.operands[1]))
         for result, init, arg in zip(op.results, inits, args, strict=True):
-            self.set(result, self.after_loop(init, arg, op.attrs["var"]), op.span)
+            after = self.after_loop(init, arg, op.attrs["var"])
+            after.lanes = self.zero_trip_lanes(init, loop, stop)
+            self.set(result, after, op.span)
 
     def run_body(self, body: ir.Block, iv, args: list[Sym], context: Context) -> list[Sym]:
         self.values[body.args[0].id] = Sym((), iv)
@@ -190,6 +197,36 @@ class ControlFlowMixin:
             else:
                 tags[name] = self.shared.fresh(f"tag {name} after the {var} loop")
         return Sym(arg.shape, term, dict(arg.layout), tags, None)
+
+    def zero_trip_lanes(self, init: Sym, loop: Loop, stop: z3.ArithRef) -> Tree | None:
+        """What the lanes of a float carried value hold after its loop, when that matters to a division
+        (AR314): its value before the loop where the loop runs no iteration, any real number otherwise. Only for
+        a value that starts at exactly 0 somewhere (`l_i = zeros(...)`, a running sum), the one start a
+        division cannot take; every other carried value keeps no lanes after the loop, as before."""
+        if not self.emitting or init.term is not None or init.lanes is None:
+            return None
+        if not any(is_zero(leaf.values) for _, leaf in leaves(init.lanes)):
+            return None
+        step = loop.step
+        if z3.is_int_value(step) and step.as_long() > 0 and self.surely_runs(loop.start, stop):
+            return None  # `range(0, N, BK)`: the branch would only follow the value through the kernel for nothing
+        if z3.is_int_value(step):
+            none = loop.start >= stop if step.as_long() > 0 else loop.start <= stop
+        else:
+            none = z3.Not(z3.Or(z3.And(step > 0, loop.start < stop), z3.And(step < 0, loop.start > stop)))
+        if z3.is_false(z3.simplify(none)):
+            return None
+        self.zero_trips[none.get_id()] = ZeroTrip(loop, stop)
+        return Branch(none, init.lanes, Leaf(REAL))
+
+    def surely_runs(self, start: z3.ArithRef, stop: z3.ArithRef) -> bool:
+        """A syntactic proof that stop > start, a number (terms.lower_bound, each size at least 1): the loop
+        `range(0, N, BN)` or `range(0, (pid + 1) * BM, BN)` runs at least once in every program. It makes no
+        z3 term (a new term would move the ids, and so the order, of every term z3 simplifies after it)."""
+        if not z3.is_int_value(start):
+            return False
+        bound = lower_bound(stop, self.nonnegative, self.shared.sizes.keys())
+        return bound is not None and bound > start.as_long()
 
     @staticmethod
     def is_havoc(term: z3.ExprRef) -> bool:

@@ -83,6 +83,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
+        self.zero_trips = {}  # a loop's "runs no iteration" condition (z3 id) -> ZeroTrip (AR314)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign
         self.nonnegative = {str(p) for p in self.program} | set(shared.sizes) | {str(c) for c in COORDS}
 
@@ -277,6 +278,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = self.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
         if name == "+" and not is_int(op.result.type):
             self.accumulation(op, "sum", [a, b], context)
+        if name == "/" and is_float(op.result.type):
+            self.division(op, a, b, context)
         self.elementwise(op, [a, b], term, context, lambda: self.combined([a, b], BINARY.get(name)))
 
     def op_unary(self, op: ir.Op, context: Context) -> None:
@@ -397,7 +400,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 continue
             layout[key] = Entry(move_coords(entry.term, mapping), entry.label, True, op.span)
         term = self.shared.fresh(f"{op.attrs['fn']} of integers") if is_int(op.result.type) else None
-        self.result(op, Sym(shape, term, layout, dict(x.tags)))
+        lanes = None if term is not None else self.reduced_lanes(x, axis, op.attrs["fn"], mapping)
+        self.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))
 
     def op_cdiv(self, op: ir.Op, context: Context) -> None:
         a, b = (self.get(v) for v in op.operands)

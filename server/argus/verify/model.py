@@ -50,6 +50,14 @@ class Loop:
 
 
 @dataclass(slots=True)
+class ZeroTrip:
+    """A loop that may run no iteration, leaving its carried values at their start (AR314): the loop, its stop."""
+
+    loop: Loop
+    stop: z3.ArithRef
+
+
+@dataclass(slots=True)
 class Context:
     """Where an op runs: the facts that hold there (loop ranges, branch conditions, invariants)."""
 

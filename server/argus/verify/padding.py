@@ -9,7 +9,8 @@ larger than every real lane for `max`, +inf or anything no smaller for `min`); t
 `PaddingMixin.padding` (AR313, docs/diagnostics.md).
 
 Assumptions, each the way kernel engineers read their own code: data loaded from a tensor is finite; a
-float scalar parameter (a scale, a temperature, an epsilon) is positive and finite; a divisor is not zero.
+float scalar parameter (a scale, a temperature, an epsilon) is positive and finite; a divisor is not zero
+(where one is exactly 0, that is AR314: padding_checks.PaddingMixin.division).
 """
 
 from __future__ import annotations
@@ -74,6 +75,11 @@ class VSet:
                 parts.append(f"a value in [{number(self.lo)}, {number(self.hi)}]")
         parts += ["-inf"] * self.ninf + ["inf"] * self.pinf + ["NaN"] * self.nan
         return " or ".join(parts) if parts else "nothing"
+
+
+def is_zero(x: VSet) -> bool:
+    """Exactly the number 0 (the start of a running sum, `zeros(...)`): what a divisor must never be."""
+    return x.finite and x.lo == x.hi == 0 and not (x.ninf or x.pinf or x.nan)
 
 
 def number(x: float) -> str:

@@ -32,11 +32,12 @@ from argus.verify.padding import (
     branch,
     const,
     harmless,
+    is_zero,
     leaves,
     move,
     mul,
 )
-from argus.verify.terms import COORDS, depends_on, move_coords, substitute
+from argus.verify.terms import COORDS, depends_on, free_names, move_coords, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 HINT = {
@@ -159,6 +160,68 @@ class PaddingMixin:
             )
         )
 
+    def division(self, op: ir.Op, a: Sym, b: Sym, context: Context) -> None:
+        """AR314 at a float `a / b`: no real lane divides by exactly 0. A divisor is exactly 0 where its lanes
+        say so through conditions the verifier models: a value carried by a loop that may run no iteration and
+        that starts at 0 (`l_i = zeros(...)`, control_flow.zero_trip_lanes), a `where(c, x, 0)`, a literal 0.
+        Lanes masked off in both operands are padding (what they hold is AR313's business), and a `where` on a
+        float comparison (`where(l == 0, 1, l)`, a guard) is not modelled, so nothing below it is asked about."""
+        if not self.emitting:
+            return
+        shape = a.shape if len(a.shape) >= len(b.shape) else b.shape
+        zero = zero_paths(self.lane_tree(b)) + self.integer_zero(op.operands[1], b, shape)
+        if not zero:
+            return
+        valids = [s.valid for s in (a, b) if s.valid is not None]
+        trips = [self.zero_trips[c.get_id()] for path in zero for c in path if c.get_id() in self.zero_trips]
+        shown: list[tuple[str, z3.ExprRef]] = []
+        related: list = []
+        if trips:
+            trip = trips[0]
+            loop, name = trip.loop, divisor_name(op.operands[1])
+            message = (
+                f"division by zero: `{name}` is still its initial 0 where the `{loop.name}` loop at line "
+                f"{loop.span.line + 1} runs no iteration"
+            )
+            shown = [(f"{loop.name} first value", loop.start), (f"{loop.name} stop", trip.stop)]
+            related = [(loop.span, f"the `{loop.name}` loop runs no iteration here; `{name}` keeps its 0")]
+            hint = f"the `{loop.name}` loop must run at least once in every program that divides (check its range)"
+        else:
+            message = f"division by zero: `{divisor_name(op.operands[1])}` may be 0"
+            hint = "divide by a value that is not 0 there, or re-mask the quotient with where"
+        self.emit(
+            Obligation(
+                "division",
+                "AR314",
+                op.span,
+                message,
+                z3.Not(z3.Or(*[z3.And(*path) for path in zero])),
+                context.assumptions + coord_ranges(shape) + valids,
+                context.loops,
+                self.program,
+                coord_list(shape),
+                shown,
+                related,
+                hint,
+            )
+        )
+
+    def integer_zero(self, value: ir.Value, sym: Sym, shape: tuple[int, ...]) -> list[tuple[z3.BoolRef, ...]]:
+        """Where an integer divisor (or one converted to a float: `(end - start).to(f32)`) is 0: its term == 0,
+        unless the term is a number or a size (never 0), or mentions values the verifier does not model or a
+        loop-carried havoc (the claim would only be undecided)."""
+        term = sym.term
+        if (term is None or z3.is_bool(term)) and value.op is not None and value.op.kind == "cast":
+            term = self.aligned(self.get(value.op.operands[0]), shape).term
+        if term is None or z3.is_bool(term) or z3.is_int_value(term):
+            return []
+        if z3.is_const(term) and term.decl().name() in self.shared.sizes:
+            return []
+        names = free_names(term)
+        if any(n in self.shared.gaps or n in self.shared.carried for n in names):
+            return []
+        return [(term == 0,)]
+
     def accumulation(self, op: ir.Op, fn: str, operands: list[Sym], context: Context) -> None:
         """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
         value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
@@ -185,6 +248,26 @@ class PaddingMixin:
             real=f"an iteration where the lane is real: {loop.name}",
             what=f"are accumulated across the iterations of the `{loop.name}` loop",
         )
+
+    def reduced_lanes(self, x: Sym, axis: int, fn: str, mapping: dict[int, z3.ArithRef]) -> Tree | None:
+        """What a reduction's result holds, where that matters to a division (AR314): a tree whose exact 0s sit on
+        conditions that do not vary along the reduced axis (a loop that ran no iteration) keeps them (a `sum` or
+        `max` of lanes that are all 0 is 0); any other leaf becomes a real number. None (as for every other
+        reduction) when there is no such 0 or a condition varies along the axis (a mask: AR313's business)."""
+        if not self.emitting or x.lanes is None or fn not in ("sum", "max", "min"):
+            return None
+        found = leaves(x.lanes)
+        if not any(is_zero(leaf.values) for _, leaf in found):
+            return None
+        if any(depends_on(c, [COORDS[axis]]) for path, _ in found for c in path):
+            return None
+
+        def reduced(tree: Tree) -> Tree:
+            if isinstance(tree, Leaf):
+                return Leaf(tree.values if is_zero(tree.values) else REAL, tree.origins)
+            return Branch(tree.cond, reduced(tree.then), reduced(tree.orelse))
+
+        return move(reduced(x.lanes), mapping)
 
     def reduce_padding(self, op: ir.Op, x: Sym, context: Context) -> None:
         axis = op.attrs["axis"]
@@ -265,6 +348,23 @@ def reaching_leaves(fn: str, tree: Tree, valid: z3.BoolRef) -> list[tuple[tuple[
     low = min((v.lo for v in finite), default=float("inf"))
     high = max((v.hi for v in finite), default=float("-inf"))
     return [(path, leaf) for path, leaf in padding_leaves(found, valid) if not harmless(fn, leaf.values, low, high)]
+
+
+def divisor_name(value: ir.Value) -> str:
+    """The name the kernel gives a divisor, through the shape ops and casts around it (`l_i[:, None]`)."""
+    while not value.name and value.op is not None and value.op.kind in ("expand_dims", "broadcast_to", "cast"):
+        value = value.op.operands[0]
+    return value.name or "the divisor"
+
+
+def zero_paths(tree: Tree, path: tuple[z3.BoolRef, ...] = ()) -> list[tuple[z3.BoolRef, ...]]:
+    """The conditions on the way to each leaf of `tree` that holds exactly 0, through modelled conditions only:
+    below a condition the verifier does not model (a float comparison) the value may be guarded."""
+    if isinstance(tree, Leaf):
+        return [path] if is_zero(tree.values) else []
+    if tree.cond is None:
+        return []
+    return zero_paths(tree.then, (*path, tree.cond)) + zero_paths(tree.orelse, (*path, z3.Not(tree.cond)))
 
 
 def padding_leaves(found, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:

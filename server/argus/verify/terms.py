@@ -74,27 +74,29 @@ def is_nonnegative(term: z3.ExprRef, names: set[str]) -> bool:
     return bound is not None and bound >= 0
 
 
-def lower_bound(term: z3.ExprRef, names: set[str]) -> int | None:
+def lower_bound(term: z3.ExprRef, names: set[str], positive: set[str] | frozenset[str] = frozenset()) -> int | None:
     """A syntactic lower bound of an integer term, or None. Non-negative names count as 0 (a size is at
     least 1, but only its sign is known here). Quotients and remainders of non-negative terms are at least 0
     (or the quotient of the bounds, for a constant divisor): the shape of `cdiv` and of grouped decodes.
     Without the `- 1` case, `cdiv(N, 256)` was an `If` on the sign of N + 255, and every `//` and `%` by a
-    tile count derived from it (a persistent GEMM's `t // (GROUP_M * tiles_n)`) nested three more `If`s."""
+    tile count derived from it (a persistent GEMM's `t // (GROUP_M * tiles_n)`) nested three more `If`s.
+    `positive`: names known to be at least 1 (sizes), which then count as 1."""
     if z3.is_int_value(term):
         return term.as_long()
     if z3.is_const(term):
-        return 0 if term.decl().name() in names else None
+        name = term.decl().name()
+        return 1 if name in positive else 0 if name in names else None
     children = term.children()
     if z3.is_add(term):
-        bounds = [lower_bound(c, names) for c in children]
+        bounds = [lower_bound(c, names, positive) for c in children]
         return None if any(b is None for b in bounds) else sum(bounds)
     if z3.is_sub(term):
-        first = lower_bound(children[0], names)
+        first = lower_bound(children[0], names, positive)
         if first is None or not all(z3.is_int_value(c) for c in children[1:]):
             return None
         return first - sum(c.as_long() for c in children[1:])
     if z3.is_mul(term):
-        bounds = [lower_bound(c, names) for c in children]
+        bounds = [lower_bound(c, names, positive) for c in children]
         if any(b is None or b < 0 for b in bounds):
             return None
         product = 1
@@ -102,7 +104,7 @@ def lower_bound(term: z3.ExprRef, names: set[str]) -> int | None:
             product *= b
         return product
     if z3.is_idiv(term) or z3.is_mod(term):
-        a, b = (lower_bound(c, names) for c in children)
+        a, b = (lower_bound(c, names, positive) for c in children)
         if a is None or b is None or a < 0 or b < 0:
             return None
         if z3.is_idiv(term) and z3.is_int_value(children[1]) and b > 0:
