@@ -54,9 +54,7 @@ def reachable_imports(start: list[str]) -> dict[str, str]:
 
 
 def analysis_modules() -> list[str]:
-    return sorted(
-        "argus.analysis" + ("" if p.stem == "__init__" else f".{p.stem}") for p in ANALYSIS.glob("*.py")
-    )
+    return sorted("argus.analysis" + ("" if p.stem == "__init__" else f".{p.stem}") for p in ANALYSIS.glob("*.py"))
 
 
 def test_no_module_argus_analysis_reaches_imports_pygls_or_lsprotocol():

@@ -11,12 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from argus.analysis import hover, lookup
+from argus.analysis import completion, hover, lookup, outline
 
 if TYPE_CHECKING:
+    from argus.analysis.completion import Completion, Signature
+    from argus.analysis.outline import OutlineItem
     from argus.dsl import ast, ir
     from argus.dsl.check import CheckResult
     from argus.dsl.kernel_analysis import SymbolUse
+    from argus.dsl.spans import Span
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -44,3 +47,20 @@ class Analysis:
         """The layouts a hover at (line, col) would show, rendered or not (the caller renders them first)."""
         symbol = self.symbol_at(line, col)
         return hover.layouts_of(symbol, layouts) if symbol is not None else []
+
+    # ---- completion ---------------------------------------------------------------------------------
+    def completions(self, line: int, col: int) -> list[Completion]:
+        """What may be typed at (line, col): only methods after a dot, else the names in scope and the
+        language's own."""
+        return completion.completions(self, line, col)
+
+    def signature(self, line: int, col: int) -> Signature | None:
+        """The builtin call the cursor is inside and the parameter it is at."""
+        return completion.signature(self.lines, line, col)
+
+    # ---- navigation ---------------------------------------------------------------------------------
+    def definition(self, line: int, col: int) -> Span | None:
+        return outline.definition(self, line, col)
+
+    def outline(self) -> list[OutlineItem]:
+        return outline.outline(self)

@@ -1,31 +1,25 @@
-"""Completion of builtins, parameters, sizes, tile constants, dtypes and policy settings; signature help."""
+"""Completion and signature help: the snapshot's answers (argus.analysis.completion) as LSP items."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from argus.analysis import lookup
-from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
-from argus.dsl.kernel_analysis import constant_text
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
-    from argus.lsp.documents import Snapshot
+    from argus.analysis.completion import Completion, Signature
     from argus.lsp.server import ArgusServer
 
-KEYWORDS = (
-    *("kernel", "tile", "policy", "layout", "requires", "grid"),
-    *("for", "in", "if", "else", "invariant", "out", "tune"),
-)
-SYMBOL_KINDS = {
-    "param": types.CompletionItemKind.Variable,
-    "size": types.CompletionItemKind.Constant,
-    "constant": types.CompletionItemKind.Constant,
+ITEM_KINDS = {  # keyed by argus.analysis.completion.CompletionKind's values
     "variable": types.CompletionItemKind.Variable,
-    "loop": types.CompletionItemKind.Variable,
+    "constant": types.CompletionItemKind.Constant,
+    "method": types.CompletionItemKind.Method,
+    "function": types.CompletionItemKind.Function,
+    "dtype": types.CompletionItemKind.TypeParameter,
+    "property": types.CompletionItemKind.Property,
+    "keyword": types.CompletionItemKind.Keyword,
 }
 
 
@@ -38,7 +32,9 @@ def register(server: ArgusServer) -> None:
             return types.CompletionList(is_incomplete=False, items=[])
         snapshot, position = found
         line, col = snapshot.positions.point(position)
-        return types.CompletionList(is_incomplete=False, items=completions(snapshot, line, col))
+        return types.CompletionList(
+            is_incomplete=False, items=[item(c) for c in snapshot.analysis.completions(line, col)]
+        )
 
     @server.feature(
         types.TEXT_DOCUMENT_SIGNATURE_HELP,
@@ -51,94 +47,30 @@ def register(server: ArgusServer) -> None:
             return None
         snapshot, position = found
         line, col = snapshot.positions.point(position)
-        return signature(snapshot.positions.lines, line, col)
+        found_signature = snapshot.analysis.signature(line, col)
+        return None if found_signature is None else signature_help_of(found_signature)
 
 
-def completions(snapshot: Snapshot, line: int, col: int) -> list[types.CompletionItem]:
-    lines = snapshot.positions.lines
-    before = lines[line][:col] if line < len(lines) else ""
-    if re.search(r"\.\s*\w*$", before):  # after a dot: methods only
-        return [item(name, types.CompletionItemKind.Method, m.signature, m.doc) for name, m in METHODS.items()]
-    items: dict[str, types.CompletionItem] = {}
-    found = lookup.kernel_at(snapshot.check, line)
-    if found is not None and found[1] is not None:
-        kernel = found[1]
-        for param in kernel.params:
-            items[param.name] = item(param.name, types.CompletionItemKind.Variable, str(param.type), "parameter")
-        for size in kernel.sizes:
-            items.setdefault(size, item(size, types.CompletionItemKind.Constant, "i32", "problem size"))
-        for name, constant in kernel.constants.items():
-            shown = f"= {constant_text(constant.value)}"
-            items[name] = item(name, types.CompletionItemKind.Constant, shown, "tile constant")
-    # values assigned above the cursor in this kernel
-    for symbol in snapshot.check.analysis.symbols:
-        defined_above = symbol.definition == symbol.span and symbol.span.line <= line
-        in_kernel = found is None or found[0].span.line <= symbol.span.line
-        if symbol.kind in ("variable", "loop") and defined_above and in_kernel:
-            items.setdefault(symbol.name, item(symbol.name, SYMBOL_KINDS[symbol.kind], symbol.type, symbol.kind))
-    for name, entry in BUILTINS.items():
-        items.setdefault(name, item(name, types.CompletionItemKind.Function, entry.signature, entry.doc, call=True))
-    for name, doc in DTYPES.items():
-        items.setdefault(name, item(name, types.CompletionItemKind.TypeParameter, "dtype", doc))
-    for name, doc in CONSTANTS.items():
-        items.setdefault(name, item(name, types.CompletionItemKind.Constant, "f32", doc))
-    if re.match(r"\s*policy\b", lines[line] if line < len(lines) else ""):
-        for name, doc in POLICY_SETTINGS.items():
-            items.setdefault(name, item(name, types.CompletionItemKind.Property, "policy", doc))
-    for keyword in KEYWORDS:
-        items.setdefault(keyword, item(keyword, types.CompletionItemKind.Keyword, "keyword", ""))
-    return list(items.values())
-
-
-def item(name: str, kind: types.CompletionItemKind, detail: str, doc: str, call: bool = False):
+def item(completion: Completion) -> types.CompletionItem:
+    doc = completion.doc
     return types.CompletionItem(
-        label=name,
-        kind=kind,
-        detail=detail,
+        label=completion.label,
+        kind=ITEM_KINDS[completion.kind.value],
+        detail=completion.detail,
         documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc) if doc else None,
-        insert_text=f"{name}(" if call else None,
+        insert_text=f"{completion.label}(" if completion.call else None,
     )
 
 
-def parameters_of(signature_text: str) -> list[str]:
-    inner = signature_text[signature_text.index("(") + 1 : signature_text.rindex(")")] if "(" in signature_text else ""
-    parts, depth, current = [], 0, ""
-    for char in inner:
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        if char == "," and depth == 0:
-            parts.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        parts.append(current.strip())
-    return parts
-
-
-def signature(lines: list[str], line: int, col: int) -> types.SignatureHelp | None:
-    call = lookup.open_call(lines, line, col)
-    if call is None:
-        return None
-    entry = BUILTINS.get(call.name) or METHODS.get(call.name)
-    if entry is None:
-        return None
-    text = entry.signature.split(" -> ")[0].split(" or ")[0]
-    params = parameters_of(text)
-    active = call.argument
-    if call.keyword is not None:
-        named = [i for i, p in enumerate(params) if p.split("=")[0].strip("[] ") == call.keyword]
-        active = named[0] if named else active
+def signature_help_of(signature: Signature) -> types.SignatureHelp:
     return types.SignatureHelp(
         signatures=[
             types.SignatureInformation(
-                label=entry.signature,
-                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=entry.doc),
-                parameters=[types.ParameterInformation(label=p) for p in params],
+                label=signature.label,
+                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=signature.doc),
+                parameters=[types.ParameterInformation(label=p) for p in signature.parameters],
             )
         ],
         active_signature=0,
-        active_parameter=min(active, max(len(params) - 1, 0)),
+        active_parameter=signature.active,
     )
