@@ -6,7 +6,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from analysis_support import analyze, position_of
+from analysis_support import EXAMPLES, analyze, position_of
+
+from argus.analysis.host import AnalysisHost
+from argus.analysis.skill_actions import default_providers
+from argus.dsl.spans import Span
+from argus.skills.provider import ProviderRegistry
 
 
 def test_a_snapshot_keeps_the_version_and_text_it_was_made_for():
@@ -106,3 +111,69 @@ def test_definition_of_a_reference_block_is_its_kernel_name():
     line, col = position_of(analysis, "reference softmax")
     span = analysis.definition(line, col + len("reference "))
     assert (span.line, analysis.lines[span.line][span.col : span.end_col]) == (4, "softmax")
+
+
+BUDGET = (1000, 5_000_000)  # timeout_ms, rlimit: the server's defaults
+
+
+def test_verdicts_of_a_correct_kernel_are_silent_and_asked_once():
+    analysis = analyze("softmax.argus")
+    first = analysis.verdicts("declared", *BUDGET)
+    assert [d.code for d in first.diagnostics] == []
+    assert analysis.verdicts("declared", *BUDGET) is first
+
+
+def test_verdicts_share_the_hosts_cache_across_versions():
+    path = EXAMPLES / "softmax.argus"
+    host = AnalysisHost()
+    host.analyze(path.as_uri(), 1, path.read_text()).verdicts("declared", *BUDGET)
+    entries = len(host.verify_cache.entries)
+    host.analyze(path.as_uri(), 2, path.read_text() + "\n").verdicts("declared", *BUDGET)
+    assert entries > 0 and len(host.verify_cache.entries) == entries  # the same kernel: answered from the cache
+
+
+def test_a_verifier_diagnostic_has_a_fix_the_verifier_agrees_with():
+    analysis = analyze("buggy/matmul_next_k.argus")
+    [diagnostic] = analysis.verdicts("all", *BUDGET).diagnostics
+    assert diagnostic.code == "AR310"
+    [fix] = analysis.fixes(diagnostic)
+    assert fix.title == "Load `b` at `a`'s K index: `rk + BK` → `rk`"
+    assert fix.edits[0].span.line == diagnostic.range.start.line - 1  # b's load, the line above the dot
+    assert analysis.fix_verdict(fix, *BUDGET) is None
+    assert analysis.fix_verifies(fix, *BUDGET)
+    assert analysis.fix_verdict(fix, *BUDGET) is True
+
+
+def default_registry() -> ProviderRegistry:
+    registry = ProviderRegistry()
+    for provider in default_providers():
+        registry.register(provider)
+    return registry
+
+
+def test_skill_actions_on_a_tile_line_offer_deeper_pipelining_and_a_retune_with_their_edits():
+    analysis = analyze("matmul.argus")
+    line, col = position_of(analysis, "tile BM")
+    actions = {a.skill: a for a in analysis.skill_actions(Span(line, col, line, col), default_registry())}
+    pipelining = actions["pipelining.num_stages"]
+    assert pipelining.title == "Software pipelining: num_stages 3 → 4" and pipelining.applicable
+    [edit] = pipelining.edits
+    assert analysis.lines[edit.span.line][edit.span.col : edit.span.end_col] == "3" and edit.new_text == "4"
+    assert actions["retune.BN"].edits[0].new_text == "128"
+
+
+def test_a_skill_that_does_not_fit_is_disabled_with_the_failed_precondition():
+    analysis = analyze("matmul.argus")
+    line, col = position_of(analysis, "tile BM")
+    actions = {a.skill: a for a in analysis.skill_actions(Span(line, col, line, col), default_registry())}
+    bigger = actions["tile_size.BK.dot"]
+    assert not bigger.applicable and bigger.edits == ()
+    assert bigger.failed_precondition.startswith("fits_shared_memory: needs 288 KiB")
+
+
+def test_skill_facts_name_the_kernels_constants_policy_and_tune_lists():
+    facts = analyze("matmul.argus").skill_facts("matmul")
+    assert facts.constants == {"BM": 128, "BN": 256, "BK": 64}
+    assert facts.policy == {"num_warps": 8, "num_stages": 3}
+    assert facts.tune == {"BN": [128, 256]} and facts.dot_in_loop
+    assert analyze("matmul.argus").skill_facts("nope") is None

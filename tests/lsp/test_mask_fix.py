@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
+from argus.analysis.quick_fixes import QuickFix, fixes_for
+from argus.analysis.tuning_skills import apply_edits
 from argus.dsl.check import check_source
 from argus.dsl.diagnostics import Diagnostic
-from argus.lsp.quick_fixes import QuickFix, fixes_for
-from argus.lsp.tuning_skills import apply_edits
 from argus.verify import verify_check
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from lsp_support import ROOT
 
+from argus.analysis.quick_fixes import fixes_for
+from argus.analysis.tuning_skills import apply_edits
 from argus.dsl.check import check_source
 from argus.lsp.diagnostics import DiagnosticsScheduler
-from argus.lsp.quick_fixes import fixes_for
-from argus.lsp.tuning_skills import apply_edits
 from argus.verify import verify_check
 
 CORPUS = ROOT / "tests" / "verify" / "corpus"

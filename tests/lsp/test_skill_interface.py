@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import pytest
 from lsp_support import EXAMPLES
 
+from argus.analysis.tuning_skills import PipeliningProvider, RetuneProvider, apply_edits
 from argus.dsl.check import check_source
 from argus.dsl.spans import Span
-from argus.lsp.tuning_skills import PipeliningProvider, RetuneProvider, apply_edits
 from argus.skills.provider import ProviderRegistry, SkillAction, SkillProvider, SkillRequest
 
 NEXT_K = (EXAMPLES / "buggy" / "matmul_next_k.argus").read_text()

@@ -10,13 +10,28 @@ from argus.dsl.lines import split_lines
 
 if TYPE_CHECKING:
     from argus.dsl.check import CheckResult
+    from argus.verify.cache import VerifyCache
 
 
 class AnalysisHost:
+    def __init__(self) -> None:
+        self._verify_cache: VerifyCache | None = None
+
     def analyze(self, uri: str, version: int, text: str, max_chars: int | None = None) -> Analysis:
         """The snapshot of `text` as version `version` of `uri`. A text over `max_chars` is not checked: it gets
         AR010 instead (checking it would hold a thread for minutes)."""
-        return Analysis(uri, version, text, check_text(text, max_chars), split_lines(text))
+        return Analysis(uri, version, text, check_text(text, max_chars), split_lines(text), self)
+
+    @property
+    def verify_cache(self) -> VerifyCache:
+        """The verifier's per-kernel cache every snapshot of this host shares (an unchanged kernel of a new
+        version is not verified again). Made on first use, by the thread that verifies: it imports the
+        verifier, and z3 with it."""
+        if self._verify_cache is None:
+            from argus.verify.cache import VerifyCache
+
+            self._verify_cache = VerifyCache()
+        return self._verify_cache
 
 
 def check_text(text: str, max_chars: int | None = None) -> CheckResult:

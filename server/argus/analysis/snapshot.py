@@ -7,19 +7,25 @@ that version's text. Positions are Argus positions: 0-based lines, code-point co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from argus.analysis import completion, hover, lookup, outline
+from argus.analysis import completion, hover, lookup, outline, skill_actions, verdicts
 
 if TYPE_CHECKING:
     from argus.analysis.completion import Completion, Signature
+    from argus.analysis.host import AnalysisHost
     from argus.analysis.outline import OutlineItem
+    from argus.analysis.quick_fixes import QuickFix
     from argus.dsl import ast, ir
     from argus.dsl.check import CheckResult
+    from argus.dsl.diagnostics import Diagnostic
     from argus.dsl.kernel_analysis import SymbolUse
     from argus.dsl.spans import Span
+    from argus.skills.facts import KernelFacts
+    from argus.skills.provider import ProviderRegistry, SkillAction
+    from argus.verify.api import VerifyResult
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -29,6 +35,9 @@ class Analysis:
     text: str
     check: CheckResult
     lines: Sequence[str]  # as the parser numbers them (argus.dsl.lines.split_lines)
+    host: AnalysisHost | None = field(default=None, repr=False)  # what snapshots share (the verifier's cache)
+    # answers that cost a verification, by question: filled once, never changed
+    _memo: dict[tuple, Any] = field(default_factory=dict, repr=False)
 
     # ---- lookups ------------------------------------------------------------------------------------
     def symbol_at(self, line: int, col: int) -> SymbolUse | None:
@@ -64,3 +73,50 @@ class Analysis:
 
     def outline(self) -> list[OutlineItem]:
         return outline.outline(self)
+
+    # ---- the verifier -------------------------------------------------------------------------------
+    def verdicts(self, part: str, timeout_ms: int, rlimit: int) -> VerifyResult:
+        """The verifier's diagnostics and layouts for one part ("declared", "tune" or "all"), computed once per
+        (part, budget) and sharing the host's cache. Runs z3: call it on the thread that owns z3."""
+        key = ("verdicts", part, timeout_ms, rlimit)
+        if key not in self._memo:
+            cache = self.host.verify_cache if self.host is not None else None
+            self._memo[key] = verdicts.verdicts(self.check, part, timeout_ms, rlimit, cache)
+        return self._memo[key]
+
+    # ---- quick fixes --------------------------------------------------------------------------------
+    def fixes(self, diagnostic: Diagnostic) -> list[QuickFix]:
+        """The fixes of one diagnostic of this text that still check; a verifier diagnostic's fix is offered
+        only once `fix_verifies` says so."""
+        from argus.analysis.quick_fixes import fixes_for  # loads the language core's parser
+
+        return fixes_for(self.text, self.check.module, diagnostic)
+
+    def fix_verdict(self, fix: QuickFix, timeout_ms: int, rlimit: int | None) -> bool | None:
+        """What `fix_verifies` answered for this fix and budget, or None when it has not been asked."""
+        return self._memo.get(("fix", fix.title, fix.edits, timeout_ms, rlimit))
+
+    def fix_verifies(self, fix: QuickFix, timeout_ms: int, rlimit: int | None = None) -> bool:
+        """Whether the verifier, run on the fixed text, no longer reports the fixed diagnostic (memoized per
+        fix and budget: editors ask for the light bulb again on every cursor move). Runs z3."""
+        key = ("fix", fix.title, fix.edits, timeout_ms, rlimit)
+        if key not in self._memo:
+            cache = self.host.verify_cache if self.host is not None else None
+            self._memo[key] = verdicts.fix_removes(self.text, fix, timeout_ms, rlimit, cache)
+        return self._memo[key]
+
+    # ---- skills -------------------------------------------------------------------------------------
+    def skill_actions(
+        self, span: Span, registry: ProviderRegistry, spill_bytes: Mapping[str, int] | None = None
+    ) -> list[SkillAction]:
+        """What `registry`'s providers propose for `span` (applicable with edits for this text, or disabled
+        with the failed precondition). `spill_bytes`: per kernel, the spill stores a gate compile of this very
+        text measured, where one did."""
+        return skill_actions.skill_actions(self, span, registry, spill_bytes or {})
+
+    def skill_facts(self, kernel: str) -> KernelFacts | None:
+        """The facts skill preconditions are stated over (argus.skills.facts), for the kernel named `kernel`."""
+        from argus.skills.facts import kernel_facts
+
+        found = next((k for k in self.check.module.kernels if k.name == kernel), None)
+        return None if found is None else kernel_facts(self.check, found)

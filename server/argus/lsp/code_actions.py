@@ -28,10 +28,11 @@ from argus.lsp.diagnostics import STAGES
 from argus.lsp.document_edits import versioned_edit
 from argus.lsp.guard import guarded
 from argus.lsp.skill_commands import SkillTarget, skill_command
-from argus.skills.provider import Edit, SkillRequest
+from argus.skills.provider import Edit
 from argus.skills.rebase import rebase_edits
 
 if TYPE_CHECKING:
+    from argus.analysis.quick_fixes import QuickFix
     from argus.lsp.documents import DocumentState, Snapshot
     from argus.lsp.server import ArgusServer
 
@@ -40,12 +41,11 @@ Edits = tuple[Edit, ...]
 
 
 def register(server: ArgusServer) -> None:
-    # quick_fixes and tuning_skills need the language core, which loads after the initialize answer
+    # the built-in providers need the language core, which loads after the initialize answer
     def register_builtin_skills() -> None:
-        from argus.lsp.tuning_skills import builtin_providers
-        from argus.skills.library_provider import LibraryProvider
+        from argus.analysis.skill_actions import default_providers
 
-        for provider in [*builtin_providers(), LibraryProvider()]:
+        for provider in default_providers():
             server.skills.register(provider)
 
     server.on_first_code_action = register_builtin_skills
@@ -85,9 +85,9 @@ async def fixes(
 ) -> list[types.CodeAction]:
     """Fixes for our diagnostics that overlap the selection or that the client passed in the context (editors
     send the diagnostics of the cursor's line). Fixes are built and type-checked in the checking thread; a fix
-    of the verifier's diagnostic is also re-verified in the verifying thread and offered only if the
-    diagnostic goes away (memoized per version, since editors ask again on every cursor move)."""
-    from argus.lsp import quick_fixes
+    of the verifier's diagnostic is also re-verified on the solver thread and offered only if the diagnostic
+    goes away (the snapshot memoizes it, since editors ask again on every cursor move)."""
+    from argus.analysis.quick_fixes import span_of
 
     state = server.documents.get(snapshot.uri)
     if state is None:
@@ -100,18 +100,16 @@ async def fixes(
             continue
         for raw, lsp_diagnostic in zip(result.raw, result.diagnostics, strict=False):
             named = any(c.code == lsp_diagnostic.code and c.range == lsp_diagnostic.range for c in context)
-            if named or overlaps(quick_fixes.span_of(raw), span):
+            if named or overlaps(span_of(raw), span):
                 wanted.append((raw, lsp_diagnostic))
     loop = asyncio.get_running_loop()
 
     def build() -> list:
-        return [
-            (fix, d) for raw, d in wanted for fix in quick_fixes.fixes_for(snapshot.text, snapshot.check.module, raw)
-        ]
+        return [(fix, d) for raw, d in wanted for fix in snapshot.analysis.fixes(raw)]
 
     actions = []
     for fix, lsp_diagnostic in await loop.run_in_executor(server.check_pool, build):
-        if fix.diagnostic.code.startswith("AR3") and not await fix_verifies(server, state, snapshot, fix):
+        if fix.diagnostic.code.startswith("AR3") and not await fix_verifies(server, snapshot, fix):
             continue
         action = types.CodeAction(
             title=fix.title,
@@ -123,17 +121,19 @@ async def fixes(
     return actions
 
 
-async def fix_verifies(server: ArgusServer, state, snapshot: Snapshot, fix) -> bool:
-    key = (snapshot.version, fix.title, fix.edits)
-    memo = state.verified_fixes
-    if key not in memo:
-        settings = server.settings_for(snapshot.uri)
-        if len(memo) > 64 or any(version != snapshot.version for version, *_ in memo):
-            memo.clear()
-        memo[key] = await server.solver.quick(
-            server.diagnostics.fix_removes, snapshot.text, fix, settings.verify_timeout_ms, settings.verify_rlimit
-        )
-    return memo[key]
+async def fix_verifies(server: ArgusServer, snapshot: Snapshot, fix: QuickFix) -> bool:
+    settings = server.settings_for(snapshot.uri)
+    budget = (settings.verify_timeout_ms, settings.verify_rlimit)
+    known = snapshot.analysis.fix_verdict(fix, *budget)
+    if known is not None:
+        return known
+
+    def verify() -> bool:  # on the solver thread, which imports the verifier
+        if server.diagnostics.verifier() is None:  # a verifier that is not installed agrees with no fix
+            return False
+        return snapshot.analysis.fix_verifies(fix, *budget)
+
+    return await server.solver.quick(verify)
 
 
 def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
@@ -154,8 +154,10 @@ async def skill_actions(
     server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
     span = snapshot.positions.span(selection)
-    request = SkillRequest(snapshot.uri, snapshot.text, snapshot.check, span, gate_spills(server, snapshot))
-    proposed = await asyncio.get_running_loop().run_in_executor(server.check_pool, server.skills.actions, request)
+    spills = gate_spills(server, snapshot)
+    proposed = await asyncio.get_running_loop().run_in_executor(
+        server.check_pool, snapshot.analysis.skill_actions, span, server.skills, spills
+    )
     from argus.skills.apply import digest  # the skills layer loads with the language core, after initialize
 
     actions = []

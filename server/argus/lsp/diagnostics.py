@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from argus.analysis.host import too_large
+from argus.analysis.host import AnalysisHost, too_large
 from argus.lsp import convert
 from argus.lsp.convert import Positions
 from argus.lsp.documents import DocumentState, Snapshot, SourceResult
@@ -49,9 +49,9 @@ SNAPSHOT_WAIT_S = 1.0  # how long a read-only request waits for the check of the
 
 
 def warm_up_checker() -> None:
-    import argus.dsl.check
-    import argus.lsp.quick_fixes
-    import argus.lsp.tuning_skills  # noqa: F401
+    import argus.analysis.quick_fixes
+    import argus.analysis.tuning_skills
+    import argus.dsl.check  # noqa: F401
 
 
 def load_verifier() -> Any:
@@ -79,7 +79,8 @@ class DiagnosticsScheduler:
         self.server = server
         self._verifier: Any = None
         self._verifier_loaded = False
-        self._verify_cache: Any = None
+        # the snapshots' host, whose verifier cache every verification shares (a bare one without a server)
+        self.host = server.analysis_host if server is not None else AnalysisHost()
 
     # ---- events -------------------------------------------------------------------------------------
     def opened(self, state: DocumentState) -> None:
@@ -214,8 +215,6 @@ class DiagnosticsScheduler:
                 self._verifier = load_verifier()
             except Exception:
                 logger.exception("the verifier failed to load; invariants are off")
-            if self._verifier is not None and hasattr(self._verifier, "VerifyCache"):
-                self._verify_cache = self._verifier.VerifyCache()
         return self._verifier
 
     def _schedule_verify(self, state: DocumentState, snapshot: Snapshot, delay: float) -> None:
@@ -253,10 +252,9 @@ class DiagnosticsScheduler:
         `budget`: verify_check's timeout_ms and rlimit."""
 
         def run() -> Any:
-            verifier = self.verifier()  # imported on the solver thread, never on the event loop
-            if verifier is None:
+            if self.verifier() is None:  # imported on the solver thread, never on the event loop
                 return None
-            return verifier.verify_check(snapshot.check, **budget, cache=self._verify_cache, part=part)
+            return snapshot.analysis.verdicts(part, budget["timeout_ms"], budget["rlimit"])
 
         try:
             return await self.server.solver.verify(state.uri, run, stale(state, snapshot))
@@ -274,22 +272,12 @@ class DiagnosticsScheduler:
 
     def fix_removes(self, text: str, fix: Any, timeout_ms: int, rlimit: int | None = None) -> bool:
         """Whether the verifier, run on the text with the fix applied, no longer reports the fixed diagnostic
-        (same code on the same line) and the text still checks. Runs on the solver thread."""
-        from argus.dsl.check import check_source
-        from argus.lsp.tuning_skills import apply_edits
+        (argus.analysis.verdicts.fix_removes, sharing the snapshots' cache). Runs on the solver thread."""
+        from argus.analysis.verdicts import fix_removes
 
-        verifier = self.verifier()
-        if verifier is None:
+        if self.verifier() is None:
             return False
-        edited = check_source(apply_edits(text, fix.edits))
-        if edited.has_errors:
-            return False
-        budget = {"timeout_ms": timeout_ms} if rlimit is None else {"timeout_ms": timeout_ms, "rlimit": rlimit}
-        result = verifier.verify_check(edited, **budget, cache=self._verify_cache)
-        target = fix.diagnostic
-        return not any(
-            d.code == target.code and d.range.start.line == target.range.start.line for d in result.diagnostics
-        )
+        return fix_removes(text, fix, timeout_ms, rlimit, cache=self.host.verify_cache)
 
     # ---- publishing ---------------------------------------------------------------------------------
     def current(self, state: DocumentState) -> list[types.Diagnostic]:

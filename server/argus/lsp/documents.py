@@ -97,7 +97,6 @@ class DocumentState:
     changed_at: float = 0.0  # time.monotonic() of the latest didChange: the debounce counts from it
     verify_task: asyncio.Task | None = None
     closed: bool = False
-    verified_fixes: dict = field(default_factory=dict)  # (version, title, edits) -> the verifier agrees
     carried: dict = field(default_factory=dict)  # (stage, from version, to version) -> moved verdicts or layouts
     publications: int = 0  # how many times its diagnostics changed: the resultId of a pull (lsp/pull_diagnostics)
     pulled: bool = False  # the client pulls this document's diagnostics: refresh it instead of pushing

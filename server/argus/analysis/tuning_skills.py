@@ -15,7 +15,7 @@ from argus.dsl.kernel_analysis import constant_text
 from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.spans import Span
 from argus.skills.provider import Edit, SkillAction, SkillRequest
-from argus.skills.text import apply_edits  # re-exported: argus.lsp.quick_fixes and diagnostics use it
+from argus.skills.text import apply_edits  # re-exported: tests use it
 from argus.skills.transforms.settings import setting_node
 
 

@@ -1,9 +1,10 @@
 """Quick fixes built from diagnostics: their code, message and structured `data`.
 
 Each fix is checked before it is offered: the edited document must check with no more errors than before and
-without the diagnostic it fixes. A fix of the verifier's diagnostic is only type-checked here; the server
-re-verifies it in its verifying thread and offers it only if the verifier agrees, so a verifier fix may come
-in several candidates, narrowest first (mask_access), of which the server keeps those that work.
+without the diagnostic it fixes. A fix of the verifier's diagnostic is only type-checked here; it is offered
+only if the verifier, run on the fixed text, agrees (argus.analysis.verdicts.fix_removes, which a server runs
+on its solver thread), so a verifier fix may come in several candidates, narrowest first (mask_access), of
+which the caller keeps those that work.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.lines import split_lines
 from argus.dsl.spans import Span
 from argus.dsl.types import shape_of
-from argus.lsp.tuning_skills import apply_edits
 from argus.skills.provider import Edit
+from argus.skills.text import apply_edits
 
 DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
 CAST_HINT = re.compile(r"write `\.to\((\w+)\)`")
