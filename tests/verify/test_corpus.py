@@ -26,7 +26,7 @@ EXPECT = re.compile(r"^# expect: (AR\d{3}) line (\d+)$", re.MULTILINE)
 KINDS = {
     "in bounds": {"AR301"},
     "race-free": {"AR302", "AR303"},
-    "coverage": {"AR304"},
+    "coverage": {"AR304", "AR315"},  # AR315: each K index of a contraction reaches an atomic sum once
     "tags": {"AR305"},
     "loop invariants": {"AR306", "AR307"},
     "contraction": {"AR310"},
@@ -194,6 +194,8 @@ def confirm(kernel, w) -> str:
         if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive", "alternating")):
             return "confirmed"
         return "the padding lanes hold the reduction's identity at the witness"
+    if kind == "double_count":
+        return double_count(kernel, w)
     if kind == "division":
         # the divisor computed with data: exactly 0 at the witness element
         for floats in ("normal", "positive"):
@@ -209,6 +211,46 @@ def confirm(kernel, w) -> str:
         events = run_at(kernel, w, w["program"], {}, w["line"], ("invariant",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the invariant holds in every iteration"
     return f"no concrete check for {kind}"
+
+
+def double_count(kernel, w) -> str:
+    """Two programs atomic_add into one element, each having multiplied the same K index (unmasked) in its dot."""
+    second = w["second"]
+    if second["program"] == w["program"]:
+        return "the two contributions come from one program"
+    out = next(iter(w["values"])).split(" index ")[0]  # the atomic's tensor comes first, then the K index read
+    name = next(k for k in w["values"] if " index " in k and k.split(" index ")[0] != out)
+    tensor, axis = name.split(" index ")[0], int(name.split(" index ")[1].split(" ")[0])
+    k_index = w["values"][name]
+    sides = [
+        (w["program"], w["iteration"], tuple(w["element"].values()), w["values"]["kk"]),
+        (second["program"], second["iteration"], tuple(second["element"].values()), w["values"]["kk (other program)"]),
+    ]
+    written = []
+    for program, iteration, element, kk in sides:
+        concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
+        events = concrete.run(tuple(program.values()))
+        loops = {k: v for k, v in iteration.items() if not k.endswith(" iteration")}
+        dots = [e for e in events if e.kind == "dot" and all(e.loops.get(k) == v for k, v in loops.items())]
+        reads = False
+        for e in dots:
+            side = "a" if (tensor, axis) in e.detail["a"] else "b"
+            if (tensor, axis) not in e.detail[side]:
+                continue
+            idx = e.detail[side][(tensor, axis)][0]
+            at = (element[0], kk) if side == "a" else (kk, element[-1])
+            valid = e.detail[f"{side}_valid"]
+            real = valid is None or bool(np.broadcast_to(valid, idx.shape)[at])
+            reads = reads or (int(idx[at]) == k_index and real)
+        if not reads:
+            return f"program {program} does not read {name} = {k_index} at the witness"
+        outs = [
+            tuple(int(i[element]) for i in e.detail["indices"])
+            for e in events
+            if e.kind == "atomic_add" and e.detail["mask"][element]
+        ]
+        written.append(set(outs))
+    return "confirmed" if written[0] & written[1] else "the two programs add into different elements"
 
 
 def padding_lanes(kernel, w) -> str:
@@ -295,7 +337,16 @@ def padding_value(kernel, w, floats: str) -> bool:
 # fixed twin's with some data. An out-of-bounds access and a race are the failure themselves (and numpy
 # neither faults nor races), and so is an element no program writes (a twin fixed by `requires` cannot even
 # be launched at those sizes): for them the confirmation above is the whole check.
-IN_OUTPUT = {"contraction", "alignment", "tag", "invariant_entry", "invariant_step", "padding", "division"}
+IN_OUTPUT = {
+    "contraction",
+    "alignment",
+    "tag",
+    "invariant_entry",
+    "invariant_step",
+    "padding",
+    "division",
+    "double_count",
+}
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 
 
@@ -504,3 +555,12 @@ def test_a_divisor_that_is_not_zero_is_not_confirmed_as_one():
     twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
     witness["line"] -= 1  # the fixed twin's header is one line shorter
     assert confirm(twin, witness) == "the divisor is not 0 at the witness"
+
+
+def test_k_ranges_that_do_not_overlap_are_not_confirmed_as_a_double_count():
+    """coverage_split_k_step_one_block's witness on the fixed twin, whose slices step BK * SPLIT."""
+    path = CORPUS / "coverage_split_k_step_one_block.argus"
+    kernel, witness = witness_of(path.stem)
+    assert confirm(kernel, witness) == "confirmed"
+    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    assert confirm(twin, witness) != "confirmed"

@@ -115,16 +115,26 @@ class Guess:
         facts = first.shared.facts.partitions
         unknowns: dict[str, z3.ArithRef] = {str(p): p for p in write.program}
         loop_pairs, ranges = [], []
+        self.counts: list[z3.ArithRef] = []  # each loop's iteration count, an unknown (contributions.py reads it)
         for loop in write.context.loops:
             if not z3.is_int_value(loop.step) or loop.step.as_long() <= 0:
                 return
             count = z3.Int(f"n_{loop.name}")
+            self.counts.append(count)
             unknowns[str(count)] = count
             loop_pairs.append((loop.iv, loop.start + loop.step * count))
             ranges.append(count >= 0)
         coords = [z3.Int(f"e{k}") for k in range(len(write.shape))]
         unknowns.update({str(c): c for c in coords})
-        indices = [substitute(i, loop_pairs) for i in write.indices]
+
+        def through_loops(term: z3.ExprRef) -> z3.ExprRef:
+            # innermost loop first: an inner loop's start may use an outer loop's variable (a persistent
+            # split-K's `range(ks * BK, K, ...)` with `ks = w % SPLIT` of the tile loop's w)
+            for pair in reversed(loop_pairs):
+                term = substitute(term, [pair])
+            return term
+
+        indices = [through_loops(i) for i in write.indices]
         solved: dict[str, z3.ArithRef] = {}
         # `//` and `%` of unknowns (a grouped order, a flattened grid axis, a persistent loop's tile index
         # decoded by a tile count): each quotient and remainder becomes an unknown
@@ -146,7 +156,7 @@ class Guess:
             solve_mixed_radix(dividend, value, unknowns, solved)
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
-        mask = rewritten(substitute(write.mask, loop_pairs), splits)
+        mask = rewritten(through_loops(write.mask), splits)
         mask = substitute(mask, [(unknowns[n], v) for n, v in solved.items()])
         mask = z3.simplify(mask)  # `0 + 1 * n_e` -> `n_e`, so the part's index is the loop's count
         for d in range(len(indices)):
@@ -157,7 +167,10 @@ class Guess:
         def at(term: z3.ExprRef) -> z3.ExprRef:
             # the splits' own unknowns stand for the divisions they replace, so that the claim does not
             # divide by a symbolic tile count; `split_conditions` makes that replacement exact
-            return substitute(rewritten(by_quotient(substitute(term, loop_pairs), splits), splits), pairs)
+            return substitute(rewritten(by_quotient(through_loops(term), splits), splits), pairs)
+
+        self.at = at  # a term over the unknowns as the guess makes it, a term over the targets
+        self.coords = coords
 
         conditions = [at(p >= 0) for p in write.program]
         conditions += [at(p < g) for p, g in zip(write.program, grid, strict=False)]

@@ -22,7 +22,7 @@ from argus.dsl.spans import Span
 from argus.verify.claims import ClaimsMixin
 from argus.verify.control_flow import ControlFlowMixin
 from argus.verify.memory import MemoryMixin
-from argus.verify.model import Access, Context, Entry, Key, Loop, Obligation, Sym
+from argus.verify.model import Access, Context, Contraction, Entry, Key, Loop, Obligation, Sym
 from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const, known, move
 from argus.verify.padding_checks import PaddingMixin
 from argus.verify.shared import Shared
@@ -84,6 +84,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
         self.zero_trips = {}  # a loop's "runs no iteration" condition (z3 id) -> ZeroTrip (AR314)
+        self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign
         self.nonnegative = {str(p) for p in self.program} | set(shared.sizes) | {str(c) for c in COORDS}
 
@@ -445,6 +446,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 )
             )
         self.dot_padding(op, a, b, a_map, b_map, kk, [("i", i), ("kk", kk), ("j", j)], ranges, context)
+        if self.recording and id(op) in self.shared.summed_dots:
+            self.contraction(op, a, b, a_contracted, b_contracted, batch, context)
         out_map_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
         out_map_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
         layout: dict[Key, Entry] = {}
@@ -465,6 +468,21 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             valid = valid if acc.valid is None or valid is None else z3.And(acc.valid, valid)
             sym = Sym(shape, term, merged, merge_tags(tags, acc.tags), valid if total is not None else None, total)
         self.result(op, sym)
+
+    def contraction(self, op: ir.Op, a: Sym, b: Sym, a_contracted, b_contracted, batch, context: Context) -> None:
+        """What this instance's dot contracts, in its result's coordinates, for AR315 (contributions.py): the
+        index each contracted axis reads at lane kk (a variable of this instance), the operands' masks there."""
+        rank = len(a.shape)
+        lane = z3.Int(f"kk@{op.span.line + 1}{self.suffix}")
+        a_map = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2], rank - 1: lane}
+        b_map = {**dict(enumerate(batch)), rank - 2: lane, rank - 1: COORDS[rank - 1]}
+        indices = {k: (move_coords(e.term, a_map), e.label) for k, e in a_contracted.items()}
+        indices.update({k: (move_coords(e.term, b_map), e.label) for k, e in b_contracted.items()})
+        masks = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
+        lane_range = z3.And(lane >= 0, lane < a.shape[-1])
+        self.contractions[id(op)] = Contraction(
+            indices, masks, list(context.assumptions), list(context.loops), lane, lane_range, op.span, a.shape[-1]
+        )
 
     # memory --------------------------------------------------------------------------------------
 

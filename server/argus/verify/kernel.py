@@ -13,6 +13,7 @@ from argus.dsl import ir
 from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
+from argus.verify.contributions import double_count_obligations
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
 from argus.verify.hints import hint_for
@@ -196,6 +197,7 @@ def collect(
     second.body_run()
     obligations: list[Obligation] = list(first.obligations)
     obligations += race_obligations(first, second, second.program_ranges(grid))
+    obligations += double_count_obligations(first, second, grid)
     obligations += coverage_obligations(first, grid)
     prover = Prover(
         shared.sizes,

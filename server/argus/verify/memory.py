@@ -25,9 +25,8 @@ class MemoryMixin:
         if parts.mask is not None:
             mask = self.bool_term(self.aligned(self.get(parts.mask), shape))
         labels = [str(d) for d in param.type.shape]
-        access = Access(
-            op.kind, param.name, indices, mask, shape, self.shared.dims(param), labels, op.span, context, self.program
-        )
+        dims = self.shared.dims(param)
+        access = Access(op.kind, param.name, indices, mask, shape, dims, labels, op.span, context, self.program, op)
         if self.recording:
             self.accesses.append(access)
         self.bounds(access)

@@ -58,6 +58,22 @@ class ZeroTrip:
 
 
 @dataclass(slots=True)
+class Contraction:
+    """What one instance's `dot` contracted, in the coordinates of its result: the index of each tensor axis
+    the contracted lane kk reads (`A index 1 (K)`: k0 + kk), the masks of its operands there, the conditions
+    it ran under, its loops, and kk itself (a variable of this instance)."""
+
+    indices: dict[tuple[str, int], tuple[z3.ArithRef, str]]
+    masks: list[z3.BoolRef]
+    assumptions: list[z3.BoolRef]
+    loops: list[Loop]
+    lane: z3.ArithRef
+    lane_range: z3.BoolRef
+    span: Span
+    extent: int = 0  # the number of K lanes (a's last axis)
+
+
+@dataclass(slots=True)
 class Context:
     """Where an op runs: the facts that hold there (loop ranges, branch conditions, invariants)."""
 
@@ -83,6 +99,7 @@ class Access:
     span: Span
     context: Context
     program: list[z3.ArithRef]  # the program ids of the instance that makes it
+    op: object = None  # the ir.Op (an atomic_add's value is followed back to its dots: contributions.py)
 
 
 @dataclass(slots=True)

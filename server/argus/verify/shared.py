@@ -38,6 +38,17 @@ class Shared:
         self.launch_values: dict[int, Sym] = {}
         self.facts = DataFacts()
         self._origins: TagOrigins | None = None
+        self._summed_dots: set[int] | None = None
+
+    @property
+    def summed_dots(self) -> set[int]:
+        """The ids of the `dot` ops whose sums an `atomic_add` adds up (AR315): only they record what they
+        contract (evaluate.op_dot), so a kernel without such an atomic pays nothing for the check."""
+        if self._summed_dots is None:
+            from argus.verify.contributions import summed_dots  # contributions imports the evaluator
+
+            self._summed_dots = summed_dots(self.kernel)
+        return self._summed_dots
 
     @property
     def origins(self) -> TagOrigins:
