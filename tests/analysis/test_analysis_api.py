@@ -177,3 +177,10 @@ def test_skill_facts_name_the_kernels_constants_policy_and_tune_lists():
     assert facts.policy == {"num_warps": 8, "num_stages": 3}
     assert facts.tune == {"BN": [128, 256]} and facts.dot_in_loop
     assert analyze("matmul.argus").skill_facts("nope") is None
+
+
+def test_inlay_hints_write_each_tile_assignments_type_after_its_target():
+    analysis = analyze("softmax.argus")
+    line, _ = position_of(analysis, "z = v - max")
+    hints = analysis.inlay_hints(Span(line, 0, line, len(analysis.lines[line])))
+    assert [(h.line, h.label, h.kind) for h in hints] == [(line, ": f32[BN]", "type")]

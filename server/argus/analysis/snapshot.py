@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from argus.dsl import ast, ir
     from argus.dsl.check import CheckResult
     from argus.dsl.diagnostics import Diagnostic
+    from argus.dsl.inlay_hints import InlayHint
     from argus.dsl.kernel_analysis import SymbolUse
     from argus.dsl.spans import Span
     from argus.skills.facts import KernelFacts
@@ -56,6 +57,14 @@ class Analysis:
         """The layouts a hover at (line, col) would show, rendered or not (the caller renders them first)."""
         symbol = self.symbol_at(line, col)
         return hover.layouts_of(symbol, layouts) if symbol is not None else []
+
+    # ---- inlay hints --------------------------------------------------------------------------------
+    def inlay_hints(self, within: Span, layouts: Sequence[Any] = ()) -> list[InlayHint]:
+        """Tile types after assignment targets and, from `layouts` (the verifier's, rendered: reading a
+        layout's text renders it), layout summaries, on the lines of `within` (argus.dsl.inlay_hints)."""
+        from argus.dsl.inlay_hints import inlay_hints  # the language core's, loaded with the first check
+
+        return inlay_hints(self.check, within, layouts)
 
     # ---- completion ---------------------------------------------------------------------------------
     def completions(self, line: int, col: int) -> list[Completion]:

@@ -24,23 +24,23 @@ from lsprotocol import types
 
 from argus.analysis.spans import overlaps
 from argus.dsl.spans import Span
-from argus.lsp.diagnostics import STAGES
 from argus.lsp.document_edits import versioned_edit
 from argus.lsp.guard import guarded
 from argus.lsp.skill_commands import SkillTarget, skill_command
+from argus.lsp.state import STAGES
 from argus.skills.provider import Edit
 from argus.skills.rebase import rebase_edits
 
 if TYPE_CHECKING:
     from argus.analysis.quick_fixes import QuickFix
     from argus.lsp.documents import DocumentState, Snapshot
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 SKILL_KIND = types.CodeActionKind.RefactorRewrite
 Edits = tuple[Edit, ...]
 
 
-def register(server: ArgusServer) -> None:
+def register(server: ServerState) -> None:
     # the built-in providers need the language core, which loads after the initialize answer
     def register_builtin_skills() -> None:
         from argus.analysis.skill_actions import default_providers
@@ -50,7 +50,7 @@ def register(server: ArgusServer) -> None:
 
     server.on_first_code_action = register_builtin_skills
 
-    @server.feature(
+    @server.client.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, SKILL_KIND], resolve_provider=True),
     )
@@ -59,7 +59,7 @@ def register(server: ArgusServer) -> None:
         if server.on_first_code_action is not None:
             first, server.on_first_code_action = server.on_first_code_action, None
             first()
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        snapshot = await server.snapshot(params.text_document.uri)
         if snapshot is None:
             return []
         wanted = params.context.only
@@ -74,14 +74,14 @@ def register(server: ArgusServer) -> None:
             actions += await skill_actions(server, snapshot, params.range, show_disabled)
         return [action for action in actions if action is not None]
 
-    @server.feature(types.CODE_ACTION_RESOLVE)
+    @server.client.feature(types.CODE_ACTION_RESOLVE)
     @guarded(empty=lambda: None)
     async def resolve_code_action(action: types.CodeAction) -> types.CodeAction:
         return resolve_edit(server, action)
 
 
 async def fixes(
-    server: ArgusServer, snapshot: Snapshot, selection: types.Range, context: list[types.Diagnostic]
+    server: ServerState, snapshot: Snapshot, selection: types.Range, context: list[types.Diagnostic]
 ) -> list[types.CodeAction]:
     """Fixes for our diagnostics that overlap the selection or that the client passed in the context (editors
     send the diagnostics of the cursor's line). Fixes are built and type-checked in the checking thread; a fix
@@ -121,7 +121,7 @@ async def fixes(
     return actions
 
 
-async def fix_verifies(server: ArgusServer, snapshot: Snapshot, fix: QuickFix) -> bool:
+async def fix_verifies(server: ServerState, snapshot: Snapshot, fix: QuickFix) -> bool:
     settings = server.settings_for(snapshot.uri)
     budget = (settings.verify_timeout_ms, settings.verify_rlimit)
     known = snapshot.analysis.fix_verdict(fix, *budget)
@@ -129,14 +129,14 @@ async def fix_verifies(server: ArgusServer, snapshot: Snapshot, fix: QuickFix) -
         return known
 
     def verify() -> bool:  # on the solver thread, which imports the verifier
-        if server.diagnostics.verifier() is None:  # a verifier that is not installed agrees with no fix
+        if server.verifier() is None:  # a verifier that is not installed agrees with no fix
             return False
         return snapshot.analysis.fix_verifies(fix, *budget)
 
     return await server.solver.quick(verify)
 
 
-def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
+def gate_spills(server: ServerState, snapshot: Snapshot) -> dict[str, int]:
     """Per kernel, the spill stores the last gate run compiled for this very version of the document."""
     state = server.documents.get(snapshot.uri)
     run = state.gate if state is not None else None
@@ -151,7 +151,7 @@ def gate_spills(server: ArgusServer, snapshot: Snapshot) -> dict[str, int]:
 
 
 async def skill_actions(
-    server: ArgusServer, snapshot: Snapshot, selection: types.Range, show_disabled: bool
+    server: ServerState, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
     span = snapshot.positions.span(selection)
     spills = gate_spills(server, snapshot)
@@ -194,13 +194,13 @@ async def skill_actions(
 
 # ---- edits: carried in data, made at resolve on the text of that moment -------------------------------------
 def with_edit(
-    server: ArgusServer, snapshot: Snapshot, action: types.CodeAction, edits: tuple[Edit, ...]
+    server: ServerState, snapshot: Snapshot, action: types.CodeAction, edits: tuple[Edit, ...]
 ) -> types.CodeAction | None:
     """`action` with `edits` (made for `snapshot`) in its data, and in its edit unless the client resolves
     edits lazily; None when the document moved under the edits' lines before the action was even sent."""
     action.data = {**(action.data or {}), **carried(snapshot.uri, snapshot.version, edits)}
     if server.client_supports("text_document", "code_action", "resolve_support") and "edit" in (
-        server.client_capabilities.text_document.code_action.resolve_support.properties
+        server.client.client_capabilities.text_document.code_action.resolve_support.properties
     ):
         return action
     resolved = resolve_edit(server, action, quiet=True)
@@ -229,7 +229,7 @@ def carried_edits(data: object) -> tuple[str, int, tuple[Edit, ...]] | None:
     return uri, version, tuple(edits)
 
 
-def resolve_edit(server: ArgusServer, action: types.CodeAction, quiet: bool = False) -> types.CodeAction:
+def resolve_edit(server: ServerState, action: types.CodeAction, quiet: bool = False) -> types.CodeAction:
     """`action` with its edit made for the document as it is now: moved through the lines the user left alone
     since the version it was computed for, and versioned for the current one; without an edit (and, unless
     `quiet`, a message saying why) when those lines changed or the document is gone."""

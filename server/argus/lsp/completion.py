@@ -10,7 +10,7 @@ from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
     from argus.analysis.completion import Completion, Signature
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 ITEM_KINDS = {  # keyed by argus.analysis.completion.CompletionKind's values
     "variable": types.CompletionItemKind.Variable,
@@ -23,11 +23,11 @@ ITEM_KINDS = {  # keyed by argus.analysis.completion.CompletionKind's values
 }
 
 
-def register(server: ArgusServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
+def register(server: ServerState) -> None:
+    @server.client.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=["."]))
     @guarded(empty=lambda: types.CompletionList(is_incomplete=False, items=[]))
     async def completion(params: types.CompletionParams) -> types.CompletionList:
-        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        found = await server.snapshot_at(params.text_document.uri, params.position)
         if found is None:
             return types.CompletionList(is_incomplete=False, items=[])
         snapshot, position = found
@@ -36,13 +36,13 @@ def register(server: ArgusServer) -> None:
             is_incomplete=False, items=[item(c) for c in snapshot.analysis.completions(line, col)]
         )
 
-    @server.feature(
+    @server.client.feature(
         types.TEXT_DOCUMENT_SIGNATURE_HELP,
         types.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[","]),
     )
     @guarded()
     async def signature_help(params: types.SignatureHelpParams) -> types.SignatureHelp | None:
-        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        found = await server.snapshot_at(params.text_document.uri, params.position)
         if found is None:
             return None
         snapshot, position = found

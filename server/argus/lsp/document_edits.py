@@ -19,7 +19,7 @@ from argus.skills.text import apply_edits
 
 if TYPE_CHECKING:
     from argus.lsp.documents import DocumentState
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def point(text: str, offset: int) -> tuple[int, int]:
 CHECK_VERSIONS_UNADVERTISED = ("Neovim",)
 
 
-def versioned_edit(server: ArgusServer, uri: str, version: int, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
+def versioned_edit(server: ServerState, uri: str, version: int, edits: list[types.TextEdit]) -> types.WorkspaceEdit:
     """`edits` to document `uri` at `version`; versioned where the client checks versions, so the client
     refuses an edit made for an older text instead of misapplying it."""
     advertised = server.client_supports("workspace", "workspace_edit", "document_changes")
@@ -62,7 +62,7 @@ def versioned_edit(server: ArgusServer, uri: str, version: int, edits: list[type
     return types.WorkspaceEdit(changes={uri: edits})
 
 
-def workspace_edit(server: ArgusServer, uri: str, version: int, before: str, after: str) -> types.WorkspaceEdit:
+def workspace_edit(server: ServerState, uri: str, version: int, before: str, after: str) -> types.WorkspaceEdit:
     change = minimal_change(before, after)
     edits = []
     if change is not None:
@@ -71,7 +71,7 @@ def workspace_edit(server: ArgusServer, uri: str, version: int, before: str, aft
     return versioned_edit(server, uri, version, edits)
 
 
-async def apply(server: ArgusServer, uri: str, version: int, before: str, after: str, label: str) -> str | None:
+async def apply(server: ServerState, uri: str, version: int, before: str, after: str, label: str) -> str | None:
     """Ask the client to turn version `version` (text `before`) into `after`; None when it did, else why not.
 
     A client's "applied" is not taken on trust: Neovim answers applied when it skipped a versioned edit for a
@@ -102,7 +102,7 @@ LANDING_WAIT_S = 5.0  # a client sends its didChange before or soon after its an
 
 
 async def landed(
-    server: ArgusServer, state: DocumentState, version: int, before: str, after: str, versioned: bool
+    server: ServerState, state: DocumentState, version: int, before: str, after: str, versioned: bool
 ) -> str | None:
     """None when the client's first change after `version` turned `before` into `after`; else why not, after
     undoing the edit where the client put it on a text the user had changed meanwhile. A client that checks
@@ -139,7 +139,7 @@ def misapplied_in(texts: list[str], change: Edit | None) -> tuple[str, str] | No
     return None
 
 
-async def undo_misapplied(server: ArgusServer, state: DocumentState, misapplied: tuple[str, str], label: str) -> None:
+async def undo_misapplied(server: ServerState, state: DocumentState, misapplied: tuple[str, str], label: str) -> None:
     """Put back the text the user had before a misapplied edit, if nothing came after it."""
     base, text = misapplied
     if state.text != text:

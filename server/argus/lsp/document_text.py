@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 DOCUMENT_TEXT = "argus.documentText"
 
 
-def register(server: ArgusServer) -> None:
-    @server.command(DOCUMENT_TEXT)
+def register(server: ServerState) -> None:
+    @server.client.command(DOCUMENT_TEXT)
     @guarded(empty=dict)
     async def document_text(*arguments: Any) -> dict[str, Any]:
         uri = arguments[0] if arguments and isinstance(arguments[0], str) else None

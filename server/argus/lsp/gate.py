@@ -21,12 +21,12 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from argus.lsp import progress
-from argus.lsp.diagnostics import GATE
 from argus.lsp.documents import DocumentState, Snapshot, SourceResult
 from argus.lsp.guard import guarded
+from argus.lsp.state import GATE
 
 if TYPE_CHECKING:
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ class GateRun:
         }
 
 
-def register(server: ArgusServer) -> None:
-    @server.command(RUN_GATE)
+def register(server: ServerState) -> None:
+    @server.client.command(RUN_GATE)
     @guarded(empty=lambda: {"error": "internal error; see the server log"})
     async def run_gate(*arguments: Any) -> dict[str, Any]:
         uri, kernel = command_arguments(arguments)
@@ -82,7 +82,7 @@ def register(server: ArgusServer) -> None:
         run = await start(server, state, kernel)
         if run.task is None:
             return run.summary(uri)
-        request = server.protocol.msg_id
+        request = server.client.protocol.msg_id
         if request is not None:
             server.request_work.setdefault(request, []).append(run.task)
         try:
@@ -99,7 +99,7 @@ def register(server: ArgusServer) -> None:
                 server.request_work.pop(request, None)
         return run.summary(uri)
 
-    @server.command(CANCEL_GATE)
+    @server.client.command(CANCEL_GATE)
     @guarded(empty=lambda: {"cancelled": False})
     async def cancel_gate(*arguments: Any) -> dict[str, Any]:
         uri, _ = command_arguments(arguments)
@@ -110,10 +110,10 @@ def register(server: ArgusServer) -> None:
         run.task.cancel()
         return {"cancelled": True}
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+    @server.client.feature(types.TEXT_DOCUMENT_CODE_LENS)
     @guarded(empty=list)
     async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        snapshot = await server.snapshot(params.text_document.uri)
         state = server.documents.get(params.text_document.uri)
         if snapshot is None or state is None:
             return []
@@ -129,13 +129,13 @@ def command_arguments(arguments: tuple[Any, ...]) -> tuple[str | None, str | Non
     return uri, kernel
 
 
-async def start_on_save(server: ArgusServer, state: DocumentState) -> None:
+async def start_on_save(server: ServerState, state: DocumentState) -> None:
     await start(server, state, None)
 
 
-async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -> GateRun:
+async def start(server: ServerState, state: DocumentState, kernel: str | None) -> GateRun:
     """Start a gate run of the latest version; a run already going for this document is cancelled."""
-    snapshot = await server.diagnostics.snapshot(state.uri)
+    snapshot = await server.snapshot(state.uri)
     settings = server.settings_for(state.uri)
     run = GateRun(snapshot.version if snapshot else state.version, [], settings.gate_device)
     if snapshot is None:
@@ -165,7 +165,7 @@ async def start(server: ArgusServer, state: DocumentState, kernel: str | None) -
     return run
 
 
-async def execute(server: ArgusServer, state: DocumentState, snapshot: Snapshot, run: GateRun, gate: Any) -> None:
+async def execute(server: ServerState, state: DocumentState, snapshot: Snapshot, run: GateRun, gate: Any) -> None:
     settings = server.settings_for(state.uri)
     stages = ("compile", "correct") if settings.gate_device == "cpu" else ("compile", "correct", "profile")
     token = await begin_progress(server, run)
@@ -193,40 +193,42 @@ async def execute(server: ArgusServer, state: DocumentState, snapshot: Snapshot,
         end_progress(server, token, run)
         if not state.closed:
             state.results[GATE] = SourceResult(snapshot.version, gate_diagnostics(snapshot, run))
-            server.diagnostics.publish(state)
+            server.publish(state)
         refresh_lenses(server)
         if state.gate is run:  # a run that a newer one replaced says nothing: the newer one will
             notify_result(server, state.uri, run)
 
 
-def notify_result(server: ArgusServer, uri: str, run: GateRun) -> None:
+def notify_result(server: ServerState, uri: str, run: GateRun) -> None:
     """`argus/gateResult` with the run's summary, the same object `argus.runGate` answers."""
     try:
-        server.protocol.notify(GATE_RESULT, run.summary(uri))
+        server.client.protocol.notify(GATE_RESULT, run.summary(uri))
     except Exception:  # a client gone meanwhile: the run's other results stand
         logger.exception("could not send %s for %s", GATE_RESULT, uri)
 
 
 # ---- progress -------------------------------------------------------------------------------------------
-async def begin_progress(server: ArgusServer, run: GateRun) -> str | None:
+async def begin_progress(server: ServerState, run: GateRun) -> str | None:
     begin = types.WorkDoneProgressBegin(title="Argus gate", message=", ".join(run.kernels), cancellable=True)
     return await progress.begin_cancellable(server, "gate", begin, run.task)
 
 
-def report_progress(server: ArgusServer, token: str | None, message: str, done: int, total: int) -> None:
+def report_progress(server: ServerState, token: str | None, message: str, done: int, total: int) -> None:
     if token is not None:
         percentage = int(100 * done / max(total, 1))
-        server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
+        server.client.work_done_progress.report(
+            token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+        )
 
 
-def end_progress(server: ArgusServer, token: str | None, run: GateRun) -> None:
+def end_progress(server: ServerState, token: str | None, run: GateRun) -> None:
     message = "cancelled" if run.cancelled else run.error or "; ".join(lens_title(r) for r in run.results)
     progress.end(server, token, message)
 
 
-def refresh_lenses(server: ArgusServer) -> None:
+def refresh_lenses(server: ServerState) -> None:
     if server.client_supports("workspace", "code_lens", "refresh_support"):
-        server.workspace_code_lens_refresh(None)
+        server.client.workspace_code_lens_refresh(None)
 
 
 # ---- results as diagnostics and lenses ------------------------------------------------------------------

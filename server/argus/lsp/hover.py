@@ -11,17 +11,17 @@ from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
     from argus.lsp.documents import Snapshot
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 # How long a hover waits for the solver thread to render a layout not rendered yet before answering without it.
 LAYOUT_WAIT_S = 0.04
 
 
-def register(server: ArgusServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
+def register(server: ServerState) -> None:
+    @server.client.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
     async def hover(params: types.HoverParams) -> types.Hover | None:
-        found = await server.diagnostics.snapshot_at(params.text_document.uri, params.position)
+        found = await server.snapshot_at(params.text_document.uri, params.position)
         if found is None:
             return None
         snapshot, position = found
@@ -32,11 +32,11 @@ def register(server: ArgusServer) -> None:
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
 
 
-async def hover_with_layouts(server: ArgusServer, snapshot: Snapshot, line: int, col: int) -> str | None:
+async def hover_with_layouts(server: ServerState, snapshot: Snapshot, line: int, col: int) -> str | None:
     """Layouts are z3 terms, rendered on the solver thread, usually ahead of time once a version's verdicts are
     out; the symbol's layout, if not rendered yet, is waited for briefly: the answer comes without it rather
     than late."""
-    layouts = server.diagnostics.layouts_for(snapshot)
+    layouts = server.layouts_for(snapshot)
     if layouts:
-        await server.diagnostics.render(snapshot.analysis.layouts_at(line, col, layouts), LAYOUT_WAIT_S)
+        await server.render(snapshot.analysis.layouts_at(line, col, layouts), LAYOUT_WAIT_S)
     return snapshot.analysis.hover(line, col, layouts)

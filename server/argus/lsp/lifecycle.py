@@ -28,15 +28,26 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
+from concurrent.futures import Executor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pygls.io_ import StdoutWriter
 
-from argus.lsp.protocol import serve, stdin_reader
+from argus.lsp.protocol import ArgusProtocol, serve, stdin_reader
 
 if TYPE_CHECKING:
-    from argus.lsp.server import ArgusServer
+    from pygls.lsp.server import LanguageServer
+
+    from argus.lsp.documents import DocumentStore
+
+
+class Served(Protocol):
+    """What serving needs of the server (argus.lsp.server.ArgusServer): its protocol and its lifecycle."""
+
+    protocol: ArgusProtocol
+    lifecycle: Lifecycle
+
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +57,19 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 class Lifecycle:
-    def __init__(self, server: ArgusServer) -> None:
-        self.server = server
+    def __init__(
+        self,
+        server: LanguageServer,
+        documents: DocumentStore,
+        check_pool: Executor,
+        verify_pool: Executor,
+        request_work: dict[object, list],
+    ) -> None:
+        self.server = server  # the pygls server, for its protocol
+        self.documents = documents
+        self.check_pool = check_pool
+        self.verify_pool = verify_pool
+        self.request_work = request_work  # request id -> the tasks it started, cancelled with the rest
         self.ending = False
         self._tasks: set[asyncio.Task] = set()
         self._end: asyncio.Task | None = None
@@ -59,16 +81,15 @@ class Lifecycle:
         return task
 
     def shutdown(self) -> None:
-        server = self.server
-        for state in server.documents:
-            server.documents.close(state.uri)
+        for state in self.documents:
+            self.documents.close(state.uri)
         for task in self._work():
             task.cancel()
-        server.check_pool.shutdown(wait=False, cancel_futures=True)
-        server.verify_pool.shutdown(wait=False, cancel_futures=True)
+        self.check_pool.shutdown(wait=False, cancel_futures=True)
+        self.verify_pool.shutdown(wait=False, cancel_futures=True)
 
     def _work(self) -> list[asyncio.Task]:
-        requested = [task for tasks in self.server.request_work.values() for task in tasks]
+        requested = [task for tasks in self.request_work.values() for task in tasks]
         return [task for task in {*self._tasks, *requested} if not task.done()]
 
     def exit(self, status: int, why: str) -> None:
@@ -106,7 +127,7 @@ class Lifecycle:
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows, not the main thread
                 loop.add_signal_handler(signum, self.exit, 128 + signum, signal.Signals(signum).name)
         # first in the verifier's thread, before any proof (and off the main thread: z3 takes 0.1 s to import)
-        self.server.verify_pool.submit(leave_sigint_to_python)
+        self.verify_pool.submit(leave_sigint_to_python)
 
 
 def leave_sigint_to_python() -> None:
@@ -126,25 +147,25 @@ def hard_exit(status: int) -> None:
 
 
 # ---- serving ------------------------------------------------------------------------------------------------
-def run_stdio(server: ArgusServer) -> int:
+def run_stdio(server: Served) -> int:
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     asyncio.run(_serve_stdio(server))
     return 1  # not reached: the server ends through Lifecycle.exit
 
 
-async def _serve_stdio(server: ArgusServer) -> None:
+async def _serve_stdio(server: Served) -> None:
     server.lifecycle.install_signal_handlers()
     await serve(stdin_reader(sys.stdin.fileno()), server.protocol)
     server.lifecycle.client_gone("the client closed stdin")
     await asyncio.Event().wait()  # until Lifecycle.exit ends the process
 
 
-def run_tcp(server: ArgusServer, host: str, port: int) -> int:
+def run_tcp(server: Served, host: str, port: int) -> int:
     asyncio.run(_serve_tcp(server, host, port))
     return 1  # not reached
 
 
-async def _serve_tcp(server: ArgusServer, host: str, port: int) -> None:
+async def _serve_tcp(server: Served, host: str, port: int) -> None:
     """One client: the server ends when its connection does."""
     server.lifecycle.install_signal_handlers()
 

@@ -12,7 +12,7 @@ from argus.lsp.guard import guarded
 if TYPE_CHECKING:
     from argus.analysis.outline import OutlineItem
     from argus.lsp.convert import Positions
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 SYMBOL_KINDS = {  # keyed by argus.analysis.outline.OutlineKind's values
     "kernel": types.SymbolKind.Function,
@@ -25,19 +25,19 @@ SYMBOL_KINDS = {  # keyed by argus.analysis.outline.OutlineKind's values
 }
 
 
-def register(server: ArgusServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def register(server: ServerState) -> None:
+    @server.client.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(empty=list)
     async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        snapshot = await server.snapshot(params.text_document.uri)
         if snapshot is None:
             return []
         return [symbol(item, snapshot.positions) for item in snapshot.analysis.outline()]
 
-    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @server.client.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded()
     async def definition(params: types.DefinitionParams) -> types.Location | None:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        snapshot = await server.snapshot(params.text_document.uri)
         if snapshot is None:
             return None
         line, col = snapshot.positions.point(params.position)

@@ -20,7 +20,7 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 import cattrs
@@ -42,8 +42,24 @@ from pygls.protocol import (
     lsp_method,
 )
 
-if TYPE_CHECKING:
-    from argus.lsp.server import ArgusServer
+
+class Stopping(Protocol):
+    """What the protocol tells argus.lsp.lifecycle.Lifecycle."""
+
+    ending: bool
+
+    def client_gone(self, why: str) -> None: ...
+
+    def exit(self, status: int, why: str) -> None: ...
+
+
+class Served(Protocol):
+    """What the protocol needs of the server it serves (argus.lsp.server.ArgusServer), beyond pygls'."""
+
+    lifecycle: Stopping
+
+    def cancel_work_of_request(self, msg_id: object) -> None: ...
+
 
 logger = logging.getLogger(__name__)
 
@@ -233,9 +249,9 @@ class ArgusProtocol(LanguageServerProtocol):
     `workspace/executeCommand` keeps running otherwise, since pygls only cancels the future it answers through).
     """
 
-    _server: ArgusServer
+    _server: Served  # a pygls LanguageServer too
 
-    def __init__(self, server: ArgusServer, converter: cattrs.Converter) -> None:
+    def __init__(self, server: Served, converter: cattrs.Converter) -> None:
         super().__init__(server, converter)
         self.output_closed = False
 

@@ -12,8 +12,6 @@ pushed diagnostics do. `resultId` is the document's publication count, so a pull
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from typing import TYPE_CHECKING
 
@@ -22,16 +20,13 @@ from lsprotocol import types
 from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
-    from argus.lsp.documents import DocumentState
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
 
-REFRESH_DELAY_S = 0.02  # publications this close together are one refresh
 
-
-def register(server: ArgusServer) -> None:
-    @server.feature(
+def register(server: ServerState) -> None:
+    @server.client.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(identifier="argus", inter_file_dependencies=False, workspace_diagnostics=False),
     )
@@ -41,28 +36,11 @@ def register(server: ArgusServer) -> None:
         state = server.documents.get(uri)
         if state is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        await server.diagnostics.snapshot(uri)  # the check of the latest version, briefly waited for
+        await server.snapshot(uri)  # the check of the latest version, briefly waited for
         if not state.pulled and server.client_supports("workspace", "diagnostics", "refresh_support"):
             state.pulled = True  # from now on, refresh instead of push; and nothing pushed stays beside it
-            server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+            server.client.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         result_id = f"{state.version}:{state.publications}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-        return types.RelatedFullDocumentDiagnosticReport(items=server.diagnostics.current(state), result_id=result_id)
-
-
-class Refresher:
-    """Asks a pulling client to pull again when a document it pulls has new diagnostics, once for a burst."""
-
-    def __init__(self, server: ArgusServer) -> None:
-        self.server = server
-        self._pending: asyncio.Task | None = None
-
-    def published(self, state: DocumentState) -> None:
-        if self._pending is None or self._pending.done():
-            self._pending = asyncio.get_running_loop().create_task(self._refresh())
-
-    async def _refresh(self) -> None:
-        await asyncio.sleep(REFRESH_DELAY_S)
-        with contextlib.suppress(Exception):  # a client that fails a refresh pulls on its next edit anyway
-            await self.server.workspace_diagnostic_refresh_async(None)
+        return types.RelatedFullDocumentDiagnosticReport(items=server.current(state), result_id=result_id)

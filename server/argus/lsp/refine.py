@@ -39,7 +39,7 @@ from argus.skills.rebase import untouched_lines
 
 if TYPE_CHECKING:
     from argus.lsp.documents import DocumentState
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
 
@@ -173,8 +173,8 @@ class RefineJob:
         }
 
 
-def register(server: ArgusServer) -> None:
-    @server.command(REFINE)
+def register(server: ServerState) -> None:
+    @server.client.command(REFINE)
     @guarded(empty=lambda: {"error": "internal error; see the server log"})
     async def refine_command(*arguments: Any) -> dict[str, Any]:
         job = await prepare(server, arguments)
@@ -182,7 +182,7 @@ def register(server: ArgusServer) -> None:
             server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=job))
             return {"error": job}
         job.task = server.lifecycle.track(asyncio.create_task(run(server, job)))
-        request = server.protocol.msg_id
+        request = server.client.protocol.msg_id
         if request is not None:
             server.request_work.setdefault(request, []).append(job.task)
         try:
@@ -192,7 +192,7 @@ def register(server: ArgusServer) -> None:
                 server.request_work.pop(request, None)
 
 
-async def prepare(server: ArgusServer, arguments: tuple[Any, ...]) -> RefineJob | str:
+async def prepare(server: ServerState, arguments: tuple[Any, ...]) -> RefineJob | str:
     """The job for [uri, kernel | null, options?] (or one object {uri, kernel, options}), or why there is none."""
     if len(arguments) == 1 and isinstance(arguments[0], dict):
         given = arguments[0]
@@ -203,7 +203,7 @@ async def prepare(server: ArgusServer, arguments: tuple[Any, ...]) -> RefineJob 
     state = server.documents.get(uri) if uri else None
     if state is None:
         return f"argus.refine: {uri or 'no document'} is not open"
-    snapshot = await server.diagnostics.snapshot(uri)
+    snapshot = await server.snapshot(uri)
     if snapshot is None or snapshot.version != state.version:
         return "argus.refine: the document has not been checked yet; try again in a moment"
     if snapshot.check.has_errors:
@@ -230,7 +230,7 @@ async def prepare(server: ArgusServer, arguments: tuple[Any, ...]) -> RefineJob 
     )  # fmt: skip
 
 
-async def run(server: ArgusServer, job: RefineJob) -> dict[str, Any]:
+async def run(server: ServerState, job: RefineJob) -> dict[str, Any]:
     final: dict[str, Any] = {"event": "error", "message": "the refine worker ended without a result"}
     worker = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "argus.lsp.refine_worker",
@@ -284,7 +284,7 @@ async def log_stderr(worker: asyncio.subprocess.Process) -> None:
         logger.info("refine worker: %s", raw.decode("utf-8", "replace").rstrip())
 
 
-async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: dict[str, Any]) -> dict[str, Any]:
+async def finish(server: ServerState, job: RefineJob, token: str | None, final: dict[str, Any]) -> dict[str, Any]:
     state = server.documents.get(job.uri)
     summary: dict[str, Any] = {"uri": job.uri, "kernel": job.kernel, "version": job.version, "steps": job.steps}
     kind = types.MessageType.Info
@@ -326,7 +326,7 @@ async def finish(server: ArgusServer, job: RefineJob, token: str | None, final: 
     return summary
 
 
-async def offer(server: ArgusServer, state: DocumentState, job: RefineJob, outcome: RefineOutcome, why: str) -> None:
+async def offer(server: ServerState, state: DocumentState, job: RefineJob, outcome: RefineOutcome, why: str) -> None:
     """Ask before touching a document the user edited since refine began; merge only where nobody else did."""
     params = types.ShowMessageRequestParams(
         type=types.MessageType.Info,
@@ -351,16 +351,16 @@ async def offer(server: ArgusServer, state: DocumentState, job: RefineJob, outco
 
 
 # ---- progress -------------------------------------------------------------------------------------------
-async def begin_progress(server: ArgusServer, job: RefineJob) -> str | None:
+async def begin_progress(server: ServerState, job: RefineJob) -> str | None:
     title = f"Argus refine {job.kernel}"
     message = f"{job.planner} planner, budget {job.budget} gate runs on {job.device}: gating the kernel as written"
     begin = types.WorkDoneProgressBegin(title=title, message=message, cancellable=True, percentage=0)
     return await progress.begin_cancellable(server, "refine", begin, job.task)
 
 
-def report(server: ArgusServer, token: str | None, message: str, job: RefineJob) -> None:
+def report(server: ServerState, token: str | None, message: str, job: RefineJob) -> None:
     if token is None:
         return
     used = sum(step.get("gate_runs", 0) for step in job.steps)
     percentage = min(100, int(100 * used / max(job.budget, 1)))
-    server.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))
+    server.client.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percentage))

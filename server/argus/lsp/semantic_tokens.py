@@ -11,7 +11,7 @@ from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
     from argus.lsp.documents import Snapshot
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
 
 TOKEN_TYPES = ["parameter", "variable", "function", "type", "enumMember", "property", "macro"]
 TOKEN_MODIFIERS = ["declaration", "readonly", "defaultLibrary"]
@@ -28,11 +28,11 @@ KIND_TO_TOKEN = {
 LEGEND = types.SemanticTokensLegend(token_types=TOKEN_TYPES, token_modifiers=TOKEN_MODIFIERS)
 
 
-def register(server: ArgusServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
+def register(server: ServerState) -> None:
+    @server.client.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     @guarded(empty=lambda: types.SemanticTokens(data=[]))
     async def semantic_tokens(params: types.SemanticTokensParams) -> types.SemanticTokens:
-        snapshot = await server.diagnostics.snapshot(params.text_document.uri)
+        snapshot = await server.snapshot(params.text_document.uri)
         return types.SemanticTokens(data=[] if snapshot is None else encode(snapshot))
 
 

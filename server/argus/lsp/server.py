@@ -1,26 +1,20 @@
-"""The language server: document lifecycle, configuration, and the registration of every feature module."""
+"""The language server: the pygls server, its state, the document lifecycle and configuration, and the
+registration of every feature module. Only this module knows them all: a feature module works with the
+server's state (argus.lsp.state.ServerState), never with this module."""
 
 from __future__ import annotations
 
 import logging
-from concurrent.futures import ThreadPoolExecutor
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from argus import __version__
-from argus.analysis.host import AnalysisHost
-from argus.dsl.lines import split_lines
 from argus.lsp import settings as config
-from argus.lsp.convert import Positions
 from argus.lsp.diagnostics import DiagnosticsScheduler
-from argus.lsp.documents import DocumentStore
 from argus.lsp.guard import guarded
-from argus.lsp.lifecycle import Lifecycle
 from argus.lsp.protocol import ArgusProtocol, strict_converter
-from argus.lsp.pull_diagnostics import Refresher
-from argus.lsp.solver_thread import SolverThread
-from argus.skills.provider import ProviderRegistry
+from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
 
@@ -36,61 +30,31 @@ class ArgusServer(LanguageServer):
             protocol_cls=ArgusProtocol,
             converter_factory=strict_converter,
         )
-        self.lifecycle = Lifecycle(self)
-        self.documents = DocumentStore()
-        self.analysis_host = AnalysisHost()  # every version's Analysis, and what they share (argus.analysis)
-        self.client_name = ""  # clientInfo.name from initialize ("Neovim", "Visual Studio Code", ...)
-        self.initial_settings = config.Settings()
-        self.global_settings = config.Settings()
-        self.folder_settings: dict[str, config.Settings] = {}
-        # Two checking threads (each document is checked by one at a time, so a long file cannot hold up a
-        # short one's squiggles); the one solver thread for everything z3 does (argus.lsp.solver_thread).
-        self.check_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="argus-check")
-        self.solver = SolverThread()
-        self.verify_pool = self.solver.executor
-        self.diagnostics = DiagnosticsScheduler(self)
-        self.refresher = Refresher(self)
-        self.skills = ProviderRegistry()
-        self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started
-        self.on_first_code_action = None  # set by argus.lsp.code_actions
-
-    # ---- helpers the features share ----------------------------------------------------------------
-    def positions(self, text: str) -> Positions:
-        return Positions(split_lines(text), self.workspace.position_codec)
-
-    def settings_for(self, uri: str) -> config.Settings:
-        folder = max((f for f in self.folder_settings if uri.startswith(f)), key=len, default=None)
-        return self.folder_settings[folder] if folder is not None else self.global_settings
-
-    def client_supports(self, *path: str) -> bool:
-        """Whether the client's capabilities have a truthy value at `path` (snake_case attribute names)."""
-        node: object = self.client_capabilities
-        for name in path:
-            node = getattr(node, name, None)
-            if node is None:
-                return False
-        return bool(node)
+        self.state = ServerState(self)
+        self.lifecycle = self.state.lifecycle
+        self.documents = self.state.documents
+        self.diagnostics = DiagnosticsScheduler(self.state)
 
     def cancel_work_of_request(self, msg_id: object) -> None:
-        for task in self.request_work.pop(msg_id, []):
-            task.cancel()
-
-    def log_to_client(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        """The protocol's `$/cancelRequest` hook (argus.lsp.protocol.Served)."""
+        self.state.cancel_work_of_request(msg_id)
 
 
 def register_lifecycle(server: ArgusServer) -> None:
+    """The handlers that change state: the document lifecycle, configuration, shutdown."""
+    shared = server.state  # what the features share (argus.lsp.state.ServerState)
+
     @server.feature(types.INITIALIZE)
     @guarded()
     async def initialize(params: types.InitializeParams) -> None:
-        server.initial_settings = config.apply(config.Settings(), params.initialization_options)
-        server.client_name = params.client_info.name if params.client_info is not None else ""
-        server.global_settings = server.initial_settings
+        shared.initial_settings = config.apply(config.Settings(), params.initialization_options)
+        shared.client_name = params.client_info.name if params.client_info is not None else ""
+        shared.global_settings = shared.initial_settings
 
     @server.feature(types.INITIALIZED)
     @guarded()
     async def initialized(params: types.InitializedParams) -> None:
-        if server.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
+        if shared.client_supports("workspace", "did_change_configuration", "dynamic_registration"):
             registration = types.Registration(
                 id="argus-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION, register_options={}
             )
@@ -98,16 +62,16 @@ def register_lifecycle(server: ArgusServer) -> None:
                 await server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
             except Exception:  # a client that cannot register still answers workspace/configuration
                 logger.warning("the client refused to register didChangeConfiguration", exc_info=True)
-        await fetch_configuration(server)
+        await fetch_configuration(shared)
         server.diagnostics.warm_up()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @guarded()
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
-        if server.client_supports("workspace", "configuration"):
-            await fetch_configuration(server)
+        if shared.client_supports("workspace", "configuration"):
+            await fetch_configuration(shared)
         else:  # push-style clients send the settings themselves
-            server.global_settings = config.apply(server.initial_settings, params.settings)
+            shared.global_settings = config.apply(shared.initial_settings, params.settings)
         server.diagnostics.settings_changed()
 
     @server.command(SETTINGS_COMMAND)
@@ -115,7 +79,7 @@ def register_lifecycle(server: ArgusServer) -> None:
     async def effective_settings(*arguments: object) -> dict:
         """The settings in force for a document (or globally): what the user's configuration resolved to."""
         uri = arguments[0] if arguments and isinstance(arguments[0], str) else ""
-        return server.settings_for(uri).to_wire()
+        return shared.settings_for(uri).to_wire()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     @guarded()
@@ -142,10 +106,10 @@ def register_lifecycle(server: ArgusServer) -> None:
         if state is None:
             return
         server.diagnostics.saved(state)
-        if server.settings_for(state.uri).gate_on_save:
+        if shared.settings_for(state.uri).gate_on_save:
             from argus.lsp import gate
 
-            await gate.start_on_save(server, state)
+            await gate.start_on_save(shared, state)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @guarded()
@@ -160,15 +124,15 @@ def register_lifecycle(server: ArgusServer) -> None:
         server.lifecycle.shutdown()
 
 
-async def fetch_configuration(server: ArgusServer) -> None:
+async def fetch_configuration(server: ServerState) -> None:
     """`workspace/configuration` for the section `argus`: once globally, once per workspace folder."""
     if not server.client_supports("workspace", "configuration"):
         return
-    folders = [f.uri for f in server.workspace.folders.values()]
+    folders = [f.uri for f in server.client.workspace.folders.values()]
     items = [types.ConfigurationItem(section=config.SECTION)]
     items += [types.ConfigurationItem(scope_uri=uri, section=config.SECTION) for uri in folders]
     try:
-        values = await server.workspace_configuration_async(types.ConfigurationParams(items=items))
+        values = await server.client.workspace_configuration_async(types.ConfigurationParams(items=items))
     except Exception:
         logger.exception("workspace/configuration failed; keeping the current settings")
         return
@@ -211,5 +175,5 @@ def create_server() -> ArgusServer:
         pull_diagnostics,
     )
     for feature in features:
-        feature.register(server)
+        feature.register(server.state)
     return server

@@ -21,7 +21,7 @@ from argus.lsp.guard import guarded
 
 if TYPE_CHECKING:
     from argus.lsp.documents import DocumentState
-    from argus.lsp.server import ArgusServer
+    from argus.lsp.state import ServerState
     from argus.skills.apply import Outcome
     from argus.skills.cards import Card
 
@@ -60,8 +60,8 @@ def skill_command(title: str, target: SkillTarget) -> types.Command:
     return types.Command(title=title, command=APPLY_SKILL, arguments=target.arguments())
 
 
-def register(server: ArgusServer) -> None:
-    @server.command(APPLY_SKILL)
+def register(server: ServerState) -> None:
+    @server.client.command(APPLY_SKILL)
     @guarded(empty=lambda: {"applied": False, "error": "internal error; see the server log"})
     async def apply_skill(*arguments: Any) -> dict[str, Any]:
         target = SkillTarget.parse(arguments)
@@ -70,7 +70,7 @@ def register(server: ArgusServer) -> None:
         return await apply_and_gate(server, target)
 
 
-async def apply_and_gate(server: ArgusServer, target: SkillTarget) -> dict[str, Any]:
+async def apply_and_gate(server: ServerState, target: SkillTarget) -> dict[str, Any]:
     state = server.documents.get(target.uri)
     if state is None:
         return refuse(server, f"the skill {target.skill} was not applied: {target.uri} is not open")
@@ -130,7 +130,7 @@ def plan(text: str, card: Card, target: SkillTarget, line: int) -> tuple[Outcome
     return outcome, kernel.name if kernel is not None else None
 
 
-def library_card(server: ArgusServer, skill: str) -> Card | None:
+def library_card(server: ServerState, skill: str) -> Card | None:
     provider = next((p for p in server.skills.providers if p.name == "library"), None)
     cards = getattr(provider, "cards", None)
     if cards is None:
@@ -140,6 +140,6 @@ def library_card(server: ArgusServer, skill: str) -> Card | None:
     return next((c for c in cards if c.id == skill), None)
 
 
-def refuse(server: ArgusServer, message: str, kind: types.MessageType = types.MessageType.Error) -> dict[str, Any]:
+def refuse(server: ServerState, message: str, kind: types.MessageType = types.MessageType.Error) -> dict[str, Any]:
     server.window_show_message(types.ShowMessageParams(type=kind, message=message))
     return {"applied": False, "error": message}
