@@ -80,12 +80,22 @@ def poison(tensor) -> None:
 
 
 def reference_arguments(reference, inputs: dict, outputs: list[str]) -> dict:
-    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in)."""
-    given = {name: value for name, value in inputs.items() if name not in outputs}
+    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in), and its
+    outputs as shape-only stand-ins: tensors of their shape and dtype on torch's meta device, which hold no data.
+    The generated reference reads every size symbol from the shapes (sizes_of), and a symbol only an output's
+    shape has (`z: out f32[M, N]` from `x: f32[N]`) has no other source."""
+    given = {name: shape_only(value) if name in outputs else value for name, value in inputs.items()}
     parameters = inspect.signature(reference).parameters
     if not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         given = {name: value for name, value in given.items() if name in parameters}
     return {name: value.clone() if hasattr(value, "clone") else value for name, value in given.items()}
+
+
+def shape_only(tensor):
+    """A tensor of `tensor`'s shape and dtype that holds no data (torch's meta device)."""
+    import torch
+
+    return torch.empty(tuple(tensor.shape), dtype=tensor.dtype, device="meta")
 
 
 def as_outputs(expected, outputs: list[str]) -> dict:
