@@ -11,6 +11,7 @@ import inspect
 import random
 import time
 
+import gate_interpreter
 from gate_common import (
     Bundle,
     Phases,
@@ -172,6 +173,8 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
     # The reference computes in the dtypes it writes: no TF32 behind an f32 matmul or convolution.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    if interpreting():
+        gate_interpreter.install()  # where the interpreter computes what no GPU would (gate_interpreter.py)
     kernel = phases.kernel
     _, problem, entry = phases.load()
     outputs = list(problem.OUTPUTS)
@@ -234,6 +237,7 @@ def correct_facts(plan, seeds, rule: Rule, worst_abs, worst_rel, mismatch) -> di
         "seeds": list(seeds),
         "sizes": [dict(s) for s in plan],
         "interpreter": interpreting(),
+        "interpreter_corrections": gate_interpreter.notes(),
         "tolerance": dict(rule.tol),
         "absolute_tolerance": dict(rule.atol),
         "reduction_length": dict(rule.length),
