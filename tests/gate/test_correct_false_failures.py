@@ -1,12 +1,14 @@
 """Correct kernels that Triton's CPU interpreter got wrong, or the gate's reference could not run, pass the
-correct stage: a bf16 dot, a size only an output's shape has. Where the gate corrected the interpreter
-(runner/gate_interpreter.py), the result says so."""
+correct stage: a bf16 dot, fp8 conversions, a size only an output's shape has. Where the gate corrected the
+interpreter (runner/gate_interpreter.py), the result says so."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
 import torch
 
 from argus.gate import Status, run_gate
@@ -16,6 +18,7 @@ RUNNER = Path(__file__).resolve().parents[2] / "server" / "argus" / "gate" / "ru
 sys.path.insert(0, str(RUNNER))
 
 import gate_correct  # noqa: E402
+import gate_interpreter  # noqa: E402
 
 BF16_GEMM = """
 kernel mm(A: bf16[M, K], B: bf16[K, N], C: out f32[M, N]):
@@ -38,6 +41,29 @@ reference mm(A, B):
 sizes mm:
     small: M = 20, N = 18, K = 24
     large: M = 4096, N = 4096, K = 4096
+"""
+
+# 124 and 0.96875 carry a full mantissa into the exponent (the interpreter gave 64 and 0.5); 17, 19 and 23 are
+# ties in f8e4m3 (to 16, 20, 24), 1.5 * 2**-16 one between two f8e5m2 subnormals (to 2**-15).
+FP8_ROUND_TRIP = """
+kernel q(x: f32[N], z4: out f32[N], z5: out f32[N]):
+    tile BLOCK = 32
+    grid (cdiv(N, BLOCK),)
+    offs = program_id(0) * BLOCK + arange(BLOCK)
+    a = load(x[offs], mask=offs < N, other=0)
+    store(z4[offs], a.to(f8e4m3).to(f32), mask=offs < N)
+    store(z5[offs], a.to(f8e5m2).to(f32), mask=offs < N)
+
+reference q(x):
+    return x.to(torch.float8_e4m3fn).float(), x.to(torch.float8_e5m2).float()
+
+inputs q(x):
+    tricky = torch.tensor([124.0, -124.0, 0.96875, 17.0, 19.0, 23.0, -19.0, 1.5 * 2**-16, 0.0, 448.0])
+    return torch.cat([tricky, torch.randn(N - tricky.numel())])
+
+sizes q:
+    small: N = 40
+    large: N = 1_000_000
 """
 
 # M is in no input's shape: only the output says what it is.
@@ -74,6 +100,44 @@ def test_a_bf16_gemm_passes_with_the_interpreters_dot_corrected_and_says_so():
     [note] = corrections(result)
     assert note.startswith("bf16 dot:")
     assert "interpreter corrected: bf16 dot" in render(result)
+
+
+def test_fp8_round_trips_pass_with_the_interpreters_conversion_corrected():
+    result = gate(FP8_ROUND_TRIP)
+    assert result.correct.status == Status.passed, result.errors
+    assert result.correct.facts.max_abs_error == 0.0  # a conversion is exact or wrong
+    assert [note.split(":")[0] for note in corrections(result)] == ["fp8 conversion"]
+
+
+def fp8_neighbourhoods(values: np.ndarray, dtype) -> torch.Tensor:
+    """Every finite value of a format, the midpoints between neighbours (the ties), and the closest numbers of
+    `dtype` on either side of each."""
+    finite = np.unique(values[np.isfinite(values)])
+    points = torch.from_numpy(np.concatenate([finite, (finite[1:] + finite[:-1]) / 2])).to(dtype)
+    return torch.cat([points, torch.nextafter(points, points + 1), torch.nextafter(points, points - 1)])
+
+
+@pytest.mark.parametrize("name, torch_dtype", [("fp8e4nv", torch.float8_e4m3fn), ("fp8e5", torch.float8_e5m2)])
+@pytest.mark.parametrize("source", [torch.float32, torch.float16, torch.bfloat16])
+def test_the_fp8_conversion_matches_torch_around_every_representable_value(name, torch_dtype, source):
+    values, largest = gate_interpreter.fp8_table(name)
+    codes = torch.arange(256, dtype=torch.uint8)
+    expected = codes.view(torch_dtype).double().numpy()
+    assert np.array_equal(values, expected, equal_nan=True)
+    x = fp8_neighbourhoods(values, source)
+    x = x[x.abs() <= float(values[largest])]  # past the largest: torch gives NaN, the GPU saturates (below)
+    got = gate_interpreter.fp8_encode(x.double().numpy(), name)
+    assert np.array_equal(got, x.to(torch_dtype).view(torch.uint8).numpy())
+    assert np.array_equal(gate_interpreter.fp8_decode(got, name), x.to(torch_dtype).double().numpy())
+
+
+@pytest.mark.parametrize("name", ["fp8e4nv", "fp8e5"])
+def test_the_fp8_conversion_saturates_and_keeps_nan_like_the_gpu(name):
+    values, largest = gate_interpreter.fp8_table(name)
+    top = float(values[largest])
+    codes = gate_interpreter.fp8_encode(np.array([top * 2, np.inf, -np.inf, np.nan]), name)
+    got = gate_interpreter.fp8_decode(codes, name)
+    assert list(got[:3]) == [top, top, -top] and np.isnan(got[3])
 
 
 def test_a_size_only_an_outputs_shape_has_reaches_the_reference():
