@@ -1,6 +1,6 @@
 """Correct kernels that Triton's CPU interpreter got wrong, or the gate's reference could not run, pass the
-correct stage: a bf16 dot, fp8 conversions, a size only an output's shape has. Where the gate corrected the
-interpreter (runner/gate_interpreter.py), the result says so."""
+correct stage: a bf16 dot, fp8 conversions, a mask from a scalar comparison, a size only an output's shape has.
+Where the gate corrected the interpreter (runner/gate_interpreter.py), the result says so."""
 
 from __future__ import annotations
 
@@ -64,6 +64,48 @@ inputs q(x):
 sizes q:
     small: N = 40
     large: N = 1_000_000
+"""
+
+# `row < M` compares two scalars; the interpreter made its splat into the tile an int32 one.
+SCALAR_MASK = """
+kernel rows(x: f32[M, N], z: out f32[M, N]):
+    tile BLOCK = 32
+    grid (M, cdiv(N, BLOCK))
+    row = program_id(0)
+    offs = program_id(1) * BLOCK + arange(BLOCK)
+    mask = (offs < N) & (row < M)
+    a = load(x[row, offs], mask=mask, other=0)
+    store(z[row, offs], a * 2.0, mask=mask)
+
+reference rows(x):
+    return x * 2.0
+
+sizes rows:
+    small: M = 3, N = 40
+    large: M = 4096, N = 4096
+"""
+
+# The same with loaded int32 data: `n > 0` of a scalar `n = load(lens[row])`.
+SCALAR_DATA_MASK = """
+kernel rows(x: f32[M, N], lens: i32[M], z: out f32[M, N]):
+    tile BLOCK = 32
+    grid (M, cdiv(N, BLOCK))
+    row = program_id(0)
+    n = load(lens[row])
+    offs = program_id(1) * BLOCK + arange(BLOCK)
+    keep = (offs < N) & (n > 0)
+    a = load(x[row, offs], mask=keep, other=0)
+    store(z[row, offs], a * 2.0, mask=offs < N)
+
+reference rows(x, lens):
+    return torch.where((lens > 0)[:, None], x * 2.0, torch.zeros_like(x))
+
+inputs rows(lens):
+    return torch.tensor([0, 3, 1])
+
+sizes rows:
+    small: M = 3, N = 40
+    large: M = 3, N = 4096
 """
 
 # M is in no input's shape: only the output says what it is.
@@ -138,6 +180,14 @@ def test_the_fp8_conversion_saturates_and_keeps_nan_like_the_gpu(name):
     codes = gate_interpreter.fp8_encode(np.array([top * 2, np.inf, -np.inf, np.nan]), name)
     got = gate_interpreter.fp8_decode(codes, name)
     assert list(got[:3]) == [top, top, -top] and np.isnan(got[3])
+
+
+@pytest.mark.parametrize("source", [SCALAR_MASK, SCALAR_DATA_MASK], ids=["program_id", "loaded"])
+def test_a_mask_from_a_scalar_comparison_compiles_and_passes_with_the_splat_corrected(source):
+    result = gate(source, stages=("compile", "correct"))
+    assert result.compile.status == Status.passed, result.errors  # Triton types `row < M` i1: our code is right
+    assert result.correct.status == Status.passed, result.errors
+    assert [note.split(":")[0] for note in corrections(result)] == ["boolean splat"]
 
 
 def test_a_size_only_an_outputs_shape_has_reaches_the_reference():

@@ -11,6 +11,11 @@ fp8 conversion       _convert_float rounds to e4m3/e5m2 without carrying a full 
                      from f8e4m3 and f8e5m2 go through the formats' value tables instead: round to nearest,
                      ties to even, and saturating like the GPU's cvt.rn.satfinite (a finite value past the
                      largest one, or an infinity, becomes the largest; NaN stays NaN).
+boolean splat        a comparison of two scalars (`pid < M`) carries its operands' dtype (i32) on its handle
+                     although its data are booleans, so a splat of it (`(offs < N) & (pid < M)`) made an
+                     int32 tile, and a load or store masked by it failed with "mask has unsupported dtype".
+                     A splat of boolean data stays boolean.
+
 `notes()` names the corrections that changed something in this process, for the stage's facts: a report
 that passed through one says so. Standard library at import time; numpy and triton are imported by install().
 """
@@ -22,6 +27,8 @@ NOTES = {
     "to f32 first",
     "fp8_convert": "fp8 conversion: the interpreter's float <-> f8e4m3/f8e5m2 conversion (a dropped mantissa carry, "
     "124 -> 64) was replaced by round to nearest even, saturating like the GPU",
+    "bool_splat": "boolean splat: the interpreter turns a scalar comparison broadcast into a tile (a mask like "
+    "`(offs < N) & (pid < M)`) into int32; it was kept boolean",
 }
 
 _used: set[str] = set()
@@ -47,6 +54,7 @@ def install() -> bool:
         return False
     _patch_dot(builder, interpreter)
     _patch_fp_to_fp(builder, interpreter)
+    _patch_splat(builder, interpreter)
     _installed = True
     return True
 
@@ -178,3 +186,23 @@ def _patch_dot(builder, interpreter) -> None:
         return interpreter.TensorHandle(product, d.dtype.scalar)
 
     builder.create_dot = create_dot
+
+
+# ---- splat of a scalar comparison ------------------------------------------------------------------------
+
+
+def _patch_splat(builder, interpreter) -> None:
+    original = builder.create_splat
+    tl = interpreter.tl
+
+    def create_splat(self, ret_ty, arg):
+        import numpy as np
+
+        data = arg.data
+        scalar = not isinstance(arg.dtype, tl.block_type)
+        if scalar and getattr(data, "dtype", None) == np.bool_ and arg.dtype.scalar != tl.int1:
+            _used.add("bool_splat")
+            return interpreter.TensorHandle(np.full(ret_ty.shape, data, dtype=np.bool_), tl.int1)
+        return original(self, ret_ty, arg)
+
+    builder.create_splat = create_splat
