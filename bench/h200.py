@@ -160,6 +160,7 @@ class Bench:
 
     def sweep(self, folder: Path, kernel: str) -> None:
         from gate_common import Bundle
+        from gate_correct import reference_arguments
 
         bundle = Bundle(folder)
         module = bundle.load_kernel_module()
@@ -169,7 +170,7 @@ class Bench:
         for size_name in plan["sizes"]:
             sizes = problem.SIZES[size_name]
             inputs = problem.make_inputs(sizes, 7, "cuda")
-            expected = problem.reference(**{k: v for k, v in inputs.items() if k not in problem.OUTPUTS})
+            expected = problem.reference(**reference_arguments(problem.reference, inputs, list(problem.OUTPUTS)))
             expected = expected if isinstance(expected, tuple) else (expected,)
             counts = counts_of(entry, sizes, inputs)
             for overrides in plan["configs"]:

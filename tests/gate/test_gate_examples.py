@@ -47,6 +47,7 @@ def test_a_bundle_round_trips_through_run_py_and_read_result(tmp_path):
             "gate_common.py",
             "gate_compile.py",
             "gate_correct.py",
+            "gate_interpreter.py",
             "gate_profile.py",
             "kernel.py",
             "manifest.json",

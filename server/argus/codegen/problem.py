@@ -184,7 +184,8 @@ def reference_source(kernel: ir.KernelIR, params: list[str]) -> str:
         "",
         "",
         "def reference(**inputs):",
-        '    """The `reference` block\'s value for these inputs (outputs among them are ignored)."""',
+        '    """The `reference` block\'s value for these inputs; outputs among them give only their shapes (a size',
+        '    symbol only an output\'s shape has is read there), so a shape-only stand-in will do."""',
         f"    return _reference_block({', '.join(f'inputs[{p!r}]' for p in params)}, **sizes_of(**inputs))",
     ]
     return "\n".join(lines) + "\n"

@@ -94,6 +94,14 @@ def tolerance_text(facts, name: str, tol: float) -> str:
     return f"{name} {tol:g} (absolute {atol:.2g} at R = {facts.reduction_length.get(name, '?')})"
 
 
+def correction_lines(result: GateResult) -> list[str]:
+    """Under the correct line: each wrong result of the Triton interpreter the gate corrected for this kernel."""
+    facts = result.correct.facts
+    if facts is None:
+        return []
+    return [f"             interpreter corrected: {note}" for note in facts.interpreter_corrections]
+
+
 def profile_line(result: GateResult) -> str:
     facts = result.profile.facts
     if facts is None:
@@ -124,6 +132,8 @@ def render(result: GateResult, path: str | None = None) -> str:
         lines.append(f"  {MARKS[stage.status]} {name:<8} {detail}{timing}")
         if name == "compile":
             lines += config_lines(result)
+        if name == "correct":
+            lines += correction_lines(result)
     for error in result.errors:
         line = error.line if error.line is not None else 1
         lines.append(f"{where}:{line}:{error.column or 1}: error[{error.code}]: {error.message}")

@@ -103,6 +103,11 @@ class CorrectFacts(Model):
     seeds: list[int]
     sizes: list[dict[str, int]] = Field(description="the problem sizes of each trial")
     interpreter: bool = Field(description="ran through TRITON_INTERPRET=1 (on the CPU)")
+    interpreter_corrections: list[str] = Field(
+        default_factory=list,
+        description="where the interpreter computes what no GPU would and the gate corrected it for this kernel "
+        "(a bf16 dot, an fp8 conversion, a boolean splat), one line each (docs/gate.md)",
+    )
     tolerance: dict[str, float] = Field(
         description="per output, tol: an element passes when |got - ref| <= atol + tol * |ref| (docs/gate.md)"
     )

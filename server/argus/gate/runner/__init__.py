@@ -6,4 +6,11 @@ each other as top-level modules (run.py's folder is on sys.path), so argus never
 """
 
 # The files write_bundle copies into a bundle, next to the generated kernel.py and problem modules.
-RUNNER_FILES = ("run.py", "gate_common.py", "gate_compile.py", "gate_correct.py", "gate_profile.py")
+RUNNER_FILES = (
+    "run.py",
+    "gate_common.py",
+    "gate_compile.py",
+    "gate_correct.py",
+    "gate_interpreter.py",
+    "gate_profile.py",
+)

@@ -11,6 +11,7 @@ import inspect
 import random
 import time
 
+import gate_interpreter
 from gate_common import (
     Bundle,
     Phases,
@@ -80,12 +81,22 @@ def poison(tensor) -> None:
 
 
 def reference_arguments(reference, inputs: dict, outputs: list[str]) -> dict:
-    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in)."""
-    given = {name: value for name, value in inputs.items() if name not in outputs}
+    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in), and its
+    outputs as shape-only stand-ins: tensors of their shape and dtype on torch's meta device, which hold no data.
+    The generated reference reads every size symbol from the shapes (sizes_of), and a symbol only an output's
+    shape has (`z: out f32[M, N]` from `x: f32[N]`) has no other source."""
+    given = {name: shape_only(value) if name in outputs else value for name, value in inputs.items()}
     parameters = inspect.signature(reference).parameters
     if not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         given = {name: value for name, value in given.items() if name in parameters}
     return {name: value.clone() if hasattr(value, "clone") else value for name, value in given.items()}
+
+
+def shape_only(tensor):
+    """A tensor of `tensor`'s shape and dtype that holds no data (torch's meta device)."""
+    import torch
+
+    return torch.empty(tuple(tensor.shape), dtype=tensor.dtype, device="meta")
 
 
 def as_outputs(expected, outputs: list[str]) -> dict:
@@ -162,6 +173,8 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
     # The reference computes in the dtypes it writes: no TF32 behind an f32 matmul or convolution.
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    if interpreting():
+        gate_interpreter.install()  # where the interpreter computes what no GPU would (gate_interpreter.py)
     kernel = phases.kernel
     _, problem, entry = phases.load()
     outputs = list(problem.OUTPUTS)
@@ -224,6 +237,7 @@ def correct_facts(plan, seeds, rule: Rule, worst_abs, worst_rel, mismatch) -> di
         "seeds": list(seeds),
         "sizes": [dict(s) for s in plan],
         "interpreter": interpreting(),
+        "interpreter_corrections": gate_interpreter.notes(),
         "tolerance": dict(rule.tol),
         "absolute_tolerance": dict(rule.atol),
         "reduction_length": dict(rule.length),
