@@ -33,6 +33,7 @@ OTHERS = [
     ROOT / "skills" / "heldout2",
     ROOT / "skills" / "heldout4",
     ROOT / "skills" / "heldout5",
+    ROOT / "skills" / "heldout6",
     ROOT / "examples",
 ]
 

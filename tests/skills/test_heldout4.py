@@ -35,6 +35,7 @@ OTHERS = [
     ROOT / "skills" / "heldout2",
     ROOT / "skills" / "heldout3",
     ROOT / "skills" / "heldout5",
+    ROOT / "skills" / "heldout6",
     ROOT / "examples",
 ]
 

@@ -38,6 +38,7 @@ OTHERS = [
     ROOT / "skills" / "heldout2",
     ROOT / "skills" / "heldout3",
     ROOT / "skills" / "heldout4",
+    ROOT / "skills" / "heldout6",
     ROOT / "examples",
 ]
 
