@@ -217,3 +217,39 @@ def test_the_precision_card_offers_tensor_cores_to_a_dot_with_no_precision_writt
     (found,) = [m for m in match(doc, line, load_cards()) if m.card.id == "precision.dot"]
     assert found.applicable and found.application.params["to"] == "tf32x3"
     assert 'dot(a, trans(w), acc, input_precision="tf32x3")' in found.application.result(doc.text)
+
+
+COLUMN_SUMS = """
+kernel column_sums(x: f32[M, N], out: out f32[N]):
+    tile BM = 32, BN = 64
+    grid (cdiv(N, BN),)
+    cols = program_id(0) * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for r0 in range(0, M, BM):
+        rows = r0 + arange(BM)
+        acc = acc + load(x[rows, cols], mask=(rows < M, cols < N), other=0)
+    store(out[cols], sum(acc, axis=0), mask=cols < N)
+
+reference column_sums(x):
+    return x.sum(dim=0)
+
+sizes column_sums:
+    small: M = 70, N = 90
+    large: M = 65536, N = 4096
+"""
+
+
+def test_a_grid_under_one_wave_is_its_own_situation_and_row_evidence_does_not_reach_it():
+    """64 programs at `large` (4096 columns, 64 a program) leave half the 132 SMs idle; every row-wise lineage
+    had thousands of programs, so what a wider tile did there claims no number here."""
+    doc = Document.parse(COLUMN_SUMS)
+    assert not doc.check.has_errors, doc.check.diagnostics
+    site = site_contexts(doc, "column_sums")[0]
+    facts = situation(site)
+    assert site.programs == 64 and facts["grid"] == "under one wave" and "a grid under one wave" in describe(facts)
+    assert kernel_facts("examples/softmax.argus")["grid"] == "a wave or more"
+    card = next(c for c in load_cards() if c.id == "tile_size.BN.row")
+    assert card.scope["grid"] == ["a wave or more"]
+    predicted = predict(card, facts)
+    assert predicted.effect is None and not predicted.covered
+    assert "grid" in predicted.why, predicted.why

@@ -8,7 +8,8 @@ was applied to (the candidate's text, without the skill). Two kinds of fact:
   operands read their contraction axis along the contiguous one, which go through `trans`, compute- or
   memory-bound, whether it spills registers, whether rows are wider than a tile, how many registers a thread
   gives the dots' results (a 128 x 128 f32 tile at 4 warps is 128 of them, 64 x 64 is 32: more warps help the
-  first and cost the second; the dots of one loop count together, see `live_accumulator_registers`). A card
+  first and cost the second; the dots of one loop count together, see `live_accumulator_registers`), whether
+  the grid fills the GPU's SMs once (a larger tile on a grid under one wave leaves more of them idle). A card
   claims an effect only
   where some measurement agrees with the site on every scope fact both know; elsewhere it says "not measured
   for <fact>" and claims no number.
@@ -27,13 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from argus.skills.cards import SPILL_MARGIN, Evidence, Value
-from argus.skills.context import SiteContext, site_contexts
+from argus.skills.context import SMS, SiteContext, site_contexts
 from argus.skills.document import Document
 
 Situation = dict[str, Value | None]
 
 # what kind of kernel: outside every measurement on these, a card has no number
-SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows", "accumulator")
+SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows", "accumulator", "grid")
 # what splits measurements that agree on the scope into helping and hurting ones
 CONDITIONS = (*SCOPE, "num_warps", "num_stages")
 HELPS, HURTS = 1.02, 0.98  # a median at or beyond these is a gain or a loss; between them, noise
@@ -46,6 +47,7 @@ LABELS = {
     "spills": "register spills",
     "rows": "rows",
     "accumulator": "accumulator registers a thread",
+    "grid": "grid",
     "num_warps": "num_warps",
     "num_stages": "num_stages",
 }
@@ -71,6 +73,7 @@ def situation(
         if site.row_wider_than_tile is None
         else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
         "accumulator": accumulator_fact(registers) if site.dot_line is not None else None,
+        "grid": grid_fact(site.programs),
         "num_warps": site.num_warps,
         "num_stages": site.num_stages,
     }
@@ -104,6 +107,15 @@ def accumulator_fact(registers: float | None) -> str | None:
     if registers is None:
         return None
     return "under 64" if registers < 64 else "64 to 127" if registers < 128 else "128 or more"
+
+
+def grid_fact(programs: int | None) -> str | None:
+    """Whether the grid at the work's sizes fills the H200's SMs once (one program an SM): a kernel whose grid is
+    under one wave (a column reduction over a tall matrix, a per-batch statistic) loses SMs to any change that
+    makes fewer programs, which a grid of thousands does not notice."""
+    if programs is None:
+        return None
+    return "under one wave" if programs < SMS else "a wave or more"
 
 
 def spill_fact(spill_bytes: int) -> str:
@@ -163,6 +175,8 @@ def describe(facts: Situation, keys: Iterable[str] = CONDITIONS) -> str:
             words.append(f"rows {value}")
         elif key == "accumulator":
             words.append(f"accumulator {value} registers a thread")
+        elif key == "grid":
+            words.append(f"a grid of {value}" if value == "a wave or more" else f"a grid {value}")
         elif key == "num_warps":
             words.append(f"{value} warps")
         elif key == "num_stages":
