@@ -8,7 +8,7 @@ from agent_fakes import SOFTMAX, FakeGate, unmeasured_cards
 from argus.agent.loop import refine
 from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Proposal, State, Step
-from argus.agent.search import NOISE, Context, SearchPlanner, score, scored
+from argus.agent.search import NOISE, Context, SearchPlanner, observed_effects, scope_facts, score, scored
 from argus.agent.sites import applicable_sites, predicted_effect
 from argus.skills.apply import digest, plan
 from argus.skills.cards import Effect
@@ -80,7 +80,29 @@ def test_a_skill_this_run_measured_slower_is_ranked_by_that_measurement_not_its_
                   ms_before=1.0, ms_after=1.25)  # fmt: skip
     first = SearchPlanner(cards).propose(state, [slower])
     assert first.skill != "num_warps.row" and "num_warps" not in first.rationale
-    assert score(warps, Context(observed={"num_warps.row": 0.8})) == 0.8
+    assert score(warps, Context(observed={"num_warps.row": {None: 0.8}})) == 0.8
+
+
+def test_what_this_run_measured_counts_only_at_a_state_of_the_same_kind():
+    """A kept step can change the kind of kernel (a bigger tile, a heavier accumulator): what a skill measured
+    before it says nothing after, and the card's evidence for the new situation decides again."""
+    cards = [c for c in unmeasured_cards() if c.id.endswith(".row")]
+    (site,) = [s for s in applicable_sites(SOFTMAX, "softmax", cards) if s.card.id == "num_warps.row"]
+    here = scope_facts(site.facts)
+    assert here is not None and here["rows"] is not None
+    elsewhere = here | {"rows": "within a tile" if here["rows"] == "wider than a tile" else "wider than a tile"}
+
+    def twice_as_fast_at(facts):
+        proposal = Proposal(kind="skill", skill="num_warps.row", line=6, prediction={"scope_facts": facts})
+        return Step(1, "search", proposal, kept=True, reward=2.0, ms_before=1.0, ms_after=0.5)
+
+    same = Context(observed=observed_effects([twice_as_fast_at(here)]))
+    other = Context(observed=observed_effects([twice_as_fast_at(elsewhere)]))
+    assert scored(site, same)[1] == 2.0 and same.measured(site) == 2.0
+    assert other.measured(site) is None and scored(site, other)[1] == scored(site, Context())[1]
+    # the planner records the kind with each proposal, so the history it reads back has it
+    proposal = SearchPlanner(cards).propose(State(source=SOFTMAX, kernel="softmax", ms=1.0), [])
+    assert proposal.prediction["scope_facts"] == scope_facts(site.facts)
 
 
 def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kernel_that_spills_none():

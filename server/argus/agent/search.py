@@ -6,8 +6,13 @@ effect measured in a matching situation, with the state's register spills from i
 falls in one of four tiers, proposed in this order:
 
 1. **predicted gains**: a prediction of at least GAIN, blended with the mean reward the skill earned in this
-   workspace (memory); a skill this run already gated on this kernel is ranked by what it measured here (the
-   median of ms before over ms after), which outweighs any card;
+   workspace (memory); a skill this run already gated on this kernel, at a state of the same kind (the same
+   scope facts: argus.skills.situation.SCOPE), is ranked by what it measured there (the median of ms before
+   over ms after), which outweighs any card. A kept step can change the kind of kernel (BM 64 → 128 moves the
+   accumulator from 64-127 registers a thread to 128 or more), and what BM 64 → 128 measured before says
+   nothing of BM 128 → 256 after: there the card's evidence for the new situation decides (on 2026-12-02's
+   fifth held-out run the measured 1.16× was carried over to a step the card predicted at 0.31×; it measured
+   0.19×);
 2. **exploration**: a card whose evidence does not cover the situation (no measurement agrees on the scope
    facts) has no prediction; it is ranked by a prior, the median of its measurements anywhere shrunk halfway
    to 1 (EXPLORE_SHRINK), and gets every EXPLORE_EVERY-th proposal even while predicted gains remain (a budget
@@ -44,7 +49,7 @@ from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
 from argus.skills.predict import Prediction, without_its_spills
-from argus.skills.situation import HURTS
+from argus.skills.situation import HURTS, SCOPE, Situation
 
 # How many observations weigh as much as the card's prediction: with n rewards observed here, the score is
 # (PRIOR * predicted + n * mean reward) / (PRIOR + n).
@@ -56,14 +61,39 @@ GAINS, EXPLORE, NOISE, LOSSES = range(4)
 BROKE = ("compile", "correct")  # the gate stages whose failure says the rewrite is wrong for this kernel
 
 
+# A situation's scope facts as a key; None: a step logged before proposals recorded them (it counts anywhere).
+Kind = tuple[tuple[str, str], ...] | None
+
+
+def scope_facts(facts: Situation | None) -> dict[str, str | None] | None:
+    """The kind of kernel a site is in (the scope facts of its situation, as JSON), or None without one."""
+    if facts is None:
+        return None
+    return {key: None if facts.get(key) is None else str(facts[key]) for key in SCOPE}
+
+
+def kind(facts: dict[str, str | None] | None) -> Kind:
+    return None if facts is None else tuple(sorted((k, str(v)) for k, v in facts.items()))
+
+
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What ranks a state's sites besides the cards: this workspace's rewards (memory), what this run measured,
-    and the state's register spills (a card measured only where kernels spilled predicts nothing elsewhere)."""
+    """What ranks a state's sites besides the cards: this workspace's rewards (memory), what this run measured
+    (per skill, per kind of kernel it was measured at), and the state's register spills (a card measured only
+    where kernels spilled predicts nothing elsewhere)."""
 
     stats: dict[str, tuple[float, int]] = field(default_factory=dict)
-    observed: dict[str, float] = field(default_factory=dict)
+    observed: dict[str, dict[Kind, float]] = field(default_factory=dict)
     spill_bytes: int | None = None
+
+    def measured(self, site: Site) -> float | None:
+        """What this run measured of the site's skill at a state of the site's kind (a step without a recorded
+        kind counts at any)."""
+        by_kind = self.observed.get(site.card.id)
+        if not by_kind:
+            return None
+        here = by_kind.get(kind(scope_facts(site.facts)))
+        return here if here is not None else by_kind.get(None)
 
 
 def prior(card: Card) -> float:
@@ -80,8 +110,8 @@ def scored(site: Site, context: Context = Context()) -> tuple[int, float, Predic
     """The site's tier, its score within the tier, and the card's prediction there."""
     predicted = prediction(site, context.spill_bytes)
     card = site.card
-    if card.id in context.observed:
-        measured = context.observed[card.id]
+    measured = context.measured(site)
+    if measured is not None:
         return (GAINS if measured >= GAIN else NOISE if measured > HURTS else LOSSES), measured, predicted
     effect = prior(card) if predicted.effect is None else predicted.effect
     if card.id not in context.stats:
@@ -114,14 +144,18 @@ def rank(sites: Sequence[Site], context: Context = Context(), explore: bool = Fa
     return sorted(sites, key=key)
 
 
-def observed_effects(history: Sequence[Step]) -> dict[str, float]:
-    """Per skill: the median speedup it measured in this run, kept or not (steps made at the best state)."""
-    ratios: dict[str, list[float]] = {}
+def observed_effects(history: Sequence[Step]) -> dict[str, dict[Kind, float]]:
+    """Per skill and kind of kernel: the median speedup it measured in this run, kept or not (steps made at
+    the best state)."""
+    ratios: dict[str, dict[Kind, list[float]]] = {}
     for step in history:
         skill = step.proposal.skill
         if skill and step.proposal.at is None and step.ms_before and step.ms_after:
-            ratios.setdefault(skill, []).append(step.ms_before / step.ms_after)
-    return {skill: statistics.median(values) for skill, values in ratios.items()}
+            at = kind((step.proposal.prediction or {}).get("scope_facts"))
+            ratios.setdefault(skill, {}).setdefault(at, []).append(step.ms_before / step.ms_after)
+    return {
+        skill: {at: statistics.median(values) for at, values in by_kind.items()} for skill, by_kind in ratios.items()
+    }
 
 
 def broken_rewrites(history: Sequence[Step]) -> set[tuple[str, tuple[tuple[str, str], ...]]]:
@@ -208,13 +242,14 @@ class SearchPlanner:
                     line=site.line,
                     at=None if name == current else name,
                     rationale=rationale(site, context, tier, value, predicted),
-                    prediction=predicted.to_json() | {"params": dict(site.params)},
+                    prediction=predicted.to_json()
+                    | {"params": dict(site.params), "scope_facts": scope_facts(site.facts)},
                 )
         return None
 
 
 def rationale(site: Site, context: Context, tier: int, value: float, predicted: Prediction) -> str:
-    if site.card.id in context.observed:
+    if context.measured(site) is not None:
         return f"{site.title} (measured in this run {value:.2f}×)"
     if tier == EXPLORE:
         return f"{site.title} (exploring, prior {value:.2f}×: {predicted.why})"
