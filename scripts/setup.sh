@@ -15,7 +15,7 @@ started=$SECONDS
 if [ ! -x .venv/bin/python ]; then
     echo "== setup: creating .venv (python3 -m venv)"
     python3 -m venv .venv
-    echo "== setup: installing argus-lsp with its dev tools (pytest, ruff), and torch (a CPU build) and triton for"
+    echo "== setup: installing argus-lsp with its dev tools (pytest, ruff, mypy), and torch (a CPU build) and triton for"
     echo "   the gate: the first run takes a couple of minutes, most of it fetching and unpacking torch and triton"
 else
     echo "== setup: pyproject.toml changed since .venv was set up (or .venv predates this script's record): installing"

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from ollama_stub import OllamaStub, serve
 
+from argus.agent.gates import scripted_timing
 from argus.agent.llm import LlmAnswer, LlmPlanner, PlannerUnavailable
 from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Proposal, State, Step
+from argus.gate.result import CompileResult, CorrectResult, GateResult, ProfileResult, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 SOFTMAX = (ROOT / "examples" / "softmax.argus").read_text(encoding="utf-8")
@@ -169,8 +171,9 @@ def test_the_prompt_holds_kernel_counterexample_cards_gate_feedback_and_memory(o
         facts={"dot_in_loop": False, "policy": {"num_warps": 8}},
         diagnostics=[{"code": "AR301", "severity": "error", "line": 13, "message": "load of `x` may be out of bounds",
                       "data": {"verdict": "refuted", "counterexample": counterexample}}],
-        gate={"compile": {"status": "passed"}, "correct": {"status": "passed"},
-              "profile": {"status": "passed", "facts": {"kernel": {"ms_median": 0.0421}}}},
+        gate=GateResult(kernel="softmax", device="cpu", compile=CompileResult(status=Status.passed),
+                        correct=CorrectResult(status=Status.passed),
+                        profile=ProfileResult(status=Status.passed, facts=scripted_timing(0.0421))),
         ms=0.0421,
     )  # fmt: skip
     mismatch = {"output": "y", "index": [0, 32], "got": 0.0044, "expected": 0.0149}

@@ -10,6 +10,7 @@ from argus.agent.memory import Memory
 from argus.agent.plan import Feedback, Proposal, State, Step
 from argus.agent.search import NOISE, Context, SearchPlanner, observed_effects, scope_facts, score, scored
 from argus.agent.sites import applicable_sites, predicted_effect
+from argus.gate.result import CompileFacts, CompileResult, GateResult
 from argus.skills.apply import digest, plan
 from argus.skills.cards import Effect
 from argus.skills.library import load_cards
@@ -111,7 +112,9 @@ def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kerne
     cards = [warps if c.id == "num_warps.row" else c for c in unmeasured_cards() if c.id.endswith(".row")]
 
     def first(spills: int | None):
-        gate = None if spills is None else {"compile": {"facts": {"spill_stores_bytes": spills}}}
+        facts = CompileFacts(target="sm_90", triton_version="test", config={}, spill_stores_bytes=spills)
+        known = GateResult(kernel="softmax", device="cpu", compile=CompileResult(facts=facts))
+        gate = None if spills is None else known
         return SearchPlanner(cards).propose(State(source=SOFTMAX, kernel="softmax", ms=1.0, gate=gate), [])
 
     for spills in (1024, None):  # spills, or not known: the card's 1.3×

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,22 @@ def test_the_dependency_table_is_what_the_imports_say(package):
     assert documented == actual, (
         f"docs/architecture.md says {package} imports {sorted(documented)}; its imports say {sorted(actual)}"
     )
+
+
+def type_checked_in_doc() -> set[str]:
+    """The modules the code map's **Type checking.** paragraph lists as checked strictly."""
+    paragraph = TEXT.split("**Type checking.**", 1)[1].split("\n\n", 1)[0]
+    start, end = paragraph.index("public APIs"), paragraph.index("The rest of argus")
+    return set(re.findall(r"`(argus[.\w]*)`", paragraph[start:end]))
+
+
+def test_the_type_checked_modules_are_the_ones_mypy_checks():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    strict = next(o for o in config["overrides"] if o.get("disallow_untyped_defs"))
+    by_config = {m.removesuffix(".*") for m in strict["module"]}
+    by_files = set()
+    for file in config["files"]:
+        parts = Path(file).with_suffix("").parts[1:]  # server/argus/... -> argus....
+        by_files.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    documented = type_checked_in_doc()
+    assert documented == by_config == by_files, (documented, by_config, by_files)

@@ -73,9 +73,10 @@ class RefineResult:
 
     @property
     def start_status(self) -> dict[str, str | None]:
-        """Each gate stage's status for the kernel as written (None: the stage is missing from its result)."""
-        gate = self.start.gate or {}
-        return {stage: (gate.get(stage) or {}).get("status") for stage in ("compile", "correct", "profile")}
+        """Each gate stage's status for the kernel as written (None: the start was not gated)."""
+        if self.start.gate is None:
+            return dict.fromkeys(("compile", "correct", "profile"))
+        return {stage: result.status.value for stage, result in self.start.gate.stages.items()}
 
     @property
     def skills(self) -> list[str]:
@@ -154,7 +155,7 @@ class _Run:
             result = GateResult(
                 kernel=self.kernel, device="none", errors=[GateError(code="AR505", message=str(problem))]
             )
-        state.gate = result.model_dump(mode="json")
+        state.gate = result
         state.ms = kernel_ms(result)
         states.add_compile(state, result)
         return state
@@ -267,7 +268,8 @@ class _Run:
         step.gate_runs = self.gate.runs - runs
         step.cached = step.gate_runs > 0 and self.served(text)
         step.ms_after = candidate.ms
-        result = GateResult.model_validate(candidate.gate)
+        result = candidate.gate
+        assert result is not None  # gated() sets it
         failure = gate_failure(result)
         if failure is not None:
             return failure
@@ -288,7 +290,7 @@ class _Run:
     def improves(self, candidate: State, best: State, result: GateResult) -> bool:
         if len(states.verify_errors(candidate)) < len(states.verify_errors(best)):
             return True  # fixes an invariant the best state breaks
-        if best.gate is not None and not correct_and_compiled(GateResult.model_validate(best.gate)):
+        if best.gate is not None and not correct_and_compiled(best.gate):
             return correct_and_compiled(result)  # the best state fails the gate; this one passes
         return candidate.ms is not None and best.ms is not None and best.ms / candidate.ms >= self.min_speedup
 

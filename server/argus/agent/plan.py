@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from argus.gate.result import GateResult
+
 ProposalKind = Literal["skill", "source", "diff"]
 FeedbackStage = Literal["parse", "apply", "check", "verify", "compile", "correct", "profile", "slower", "budget"]
 
@@ -57,7 +59,7 @@ class State:
     kernel: str
     facts: dict[str, Any] = field(default_factory=dict)  # a JSON view of argus.skills.facts.KernelFacts
     diagnostics: list[dict[str, Any]] = field(default_factory=list)  # code, severity, line, message, data
-    gate: dict[str, Any] | None = None  # GateResult.model_dump(mode="json")
+    gate: GateResult | None = None  # the last gate run's result, the model itself (dumped only to be written)
     ms: float | None = None  # median kernel time of the last profile, None without one
     # the kernel's sites (argus.skills.context.SiteContext as JSON), with the last gate's compile facts once gated;
     # None where not computed (the source does not check)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from argus.agent.plan import State, Step
+from argus.gate.result import CompileResult, CorrectResult, ProfileResult
 from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.matcher import match
@@ -112,28 +113,30 @@ def diagnostics_part(diagnostics: list[dict[str, Any]]) -> str:
 
 def gate_part(state: State) -> str:
     gate = state.gate
-    if not gate:
+    if gate is None:
         return "Last gate result: not gated yet."
     lines = ["Last gate result:"]
-    for stage in ("compile", "correct", "profile"):
-        result = gate.get(stage) or {}
-        status = result.get("status", "skipped")
-        text = f"- {stage}: {status}"
-        if result.get("message"):
-            text += f": {cut(result['message'], 400)}"
-        facts = result.get("facts") or {}
-        if stage == "compile" and facts:
-            kept = {k: facts.get(k) for k in ("shared_memory_bytes", "registers", "spill_stores_bytes")}
+    for stage, result in gate.stages.items():
+        text = f"- {stage}: {result.status.value}"
+        if result.message:
+            text += f": {cut(result.message, 400)}"
+        if isinstance(result, CompileResult) and result.facts is not None:
+            facts = result.facts
+            kept = {
+                "shared_memory_bytes": facts.shared_memory_bytes,
+                "registers": facts.registers,
+                "spill_stores_bytes": facts.spill_stores_bytes,
+            }
             text += f" ({', '.join(f'{k} {v}' for k, v in kept.items() if v is not None)})"
-        if stage == "correct" and facts.get("first_mismatch"):
-            text += f"\n  first mismatch: {compact(facts['first_mismatch'])}"
-        if stage == "profile" and facts.get("kernel"):
-            text += f" (median {facts['kernel'].get('ms_median')} ms)"
+        if isinstance(result, CorrectResult) and result.facts is not None and result.facts.first_mismatch is not None:
+            text += f"\n  first mismatch: {compact(result.facts.first_mismatch.model_dump(mode='json'))}"
+        if isinstance(result, ProfileResult) and result.facts is not None:
+            text += f" (median {result.facts.kernel.ms_median} ms)"
         lines.append(text)
-    for error in (gate.get("errors") or [])[:3]:
-        lines.append(f"- error {error.get('code')}: {cut(str(error.get('message')), 300)}")
-        if error.get("detail"):
-            lines.append(f"  detail: {cut(str(error['detail']), MAX_DATA_CHARS)}")
+    for error in gate.errors[:3]:
+        lines.append(f"- error {error.code}: {cut(error.message, 300)}")
+        if error.detail:
+            lines.append(f"  detail: {cut(error.detail, MAX_DATA_CHARS)}")
     if state.ms is not None:
         lines.append(f"Kernel time to beat: {state.ms:.4g} ms (median).")
     return "\n".join(lines)

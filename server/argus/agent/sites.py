@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.matcher import match
 from argus.skills.predict import Prediction, predict
 from argus.skills.situation import Situation, kernel_situation, with_spills
+
+if TYPE_CHECKING:
+    from argus.gate.result import GateResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +49,10 @@ def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | 
     return 1.0 if effect is None else effect
 
 
-def spill_bytes(gate: dict | None) -> int | None:
-    """A state's register spill stores from its gate result's compile facts (GateResult JSON), when it has them."""
-    facts = ((gate or {}).get("compile") or {}).get("facts") or {}
-    return facts.get("spill_stores_bytes")
+def spill_bytes(gate: GateResult | None) -> int | None:
+    """A state's register spill stores from its gate result's compile facts, when it has them."""
+    facts = gate.compile.facts if gate is not None else None
+    return facts.spill_stores_bytes if facts is not None else None
 
 
 # A planner asks about the same state once per proposal it makes there: remember the last few answers.

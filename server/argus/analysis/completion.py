@@ -4,6 +4,7 @@ keywords) and signature help, as plain data."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -112,7 +113,7 @@ def parameters_of(signature_text: str) -> list[str]:
     return parts
 
 
-def signature(lines, line: int, col: int) -> Signature | None:
+def signature(lines: Sequence[str], line: int, col: int) -> Signature | None:
     """The signature of the builtin call the cursor is inside, with the parameter it is at."""
     call = lookup.open_call(lines, line, col)
     if call is None:

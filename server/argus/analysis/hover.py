@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from argus.analysis import lookup
+from argus.dsl import ir
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS, POLICY_SETTINGS
 from argus.dsl.kernel_analysis import constant_text
 
 if TYPE_CHECKING:
     from argus.analysis.snapshot import Analysis
     from argus.dsl.kernel_analysis import SymbolUse
+    from argus.verify.kernel import ValueLayout
 
 TILE_TYPE = re.compile(r"^(?P<dtype>\w+)\[(?P<dims>.*)\]$")
 
@@ -28,7 +30,9 @@ KIND_WORDS = {
 }
 
 
-def hover_text(analysis: Analysis, line: int, col: int, symbol: SymbolUse | None, layouts: Sequence[Any]) -> str | None:
+def hover_text(
+    analysis: Analysis, line: int, col: int, symbol: SymbolUse | None, layouts: Sequence[ValueLayout]
+) -> str | None:
     """The hover for (line, col), where `symbol` (looked up by the caller) is the symbol there, if any."""
     if symbol is not None:
         return describe_symbol(analysis, symbol, layouts)
@@ -54,7 +58,7 @@ def builtin_doc(name: str) -> str:
     return f"```argus\n{entry.signature}\n```\n{entry.doc}"
 
 
-def describe_symbol(analysis: Analysis, symbol: SymbolUse, layouts: Sequence[Any]) -> str:
+def describe_symbol(analysis: Analysis, symbol: SymbolUse, layouts: Sequence[ValueLayout]) -> str:
     if symbol.kind == "builtin":
         return builtin_doc(symbol.name)
     if symbol.kind == "dtype":
@@ -79,7 +83,7 @@ def describe_symbol(analysis: Analysis, symbol: SymbolUse, layouts: Sequence[Any
     return "\n\n".join(parts)
 
 
-def resolved(dims: list[str], kernel_ir) -> str:
+def resolved(dims: list[str], kernel_ir: ir.KernelIR | None) -> str:
     """` = [128, 64]` when every dimension is a tile constant or a number."""
     if kernel_ir is None:
         return ""
@@ -94,12 +98,11 @@ def resolved(dims: list[str], kernel_ir) -> str:
     return f" = `[{', '.join(values)}]`" if values != dims else ""
 
 
-def layouts_of(symbol: SymbolUse, layouts: Sequence[Any]) -> list[Any]:
+def layouts_of(symbol: SymbolUse, layouts: Sequence[ValueLayout]) -> list[ValueLayout]:
     """The verifier's layout of the value this symbol names: the one computed where it was last assigned (the
     layout's span is the assigned expression, on the line of the definition)."""
     anchor = symbol.definition or symbol.span
     for layout in layouts:
-        span = getattr(layout, "span", None)
-        if span is not None and getattr(layout, "name", None) == symbol.name and span.line == anchor.line:
+        if layout.name == symbol.name and layout.span.line == anchor.line:
             return [layout]
     return []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,7 @@ def kernel_at(check: CheckResult, line: int) -> tuple[ast.Kernel, ir.KernelIR | 
     return None
 
 
-def word_at(lines: list[str], line: int, col: int) -> str | None:
+def word_at(lines: Sequence[str], line: int, col: int) -> str | None:
     if not 0 <= line < len(lines):
         return None
     for match in WORD.finditer(lines[line]):
@@ -50,7 +51,7 @@ class OpenCall:
     keyword: str | None  # set when the cursor is after `name=`
 
 
-def open_call(lines: list[str], line: int, col: int) -> OpenCall | None:
+def open_call(lines: Sequence[str], line: int, col: int) -> OpenCall | None:
     """The builtin call whose parentheses the cursor is inside, read backwards on the current line."""
     if not 0 <= line < len(lines):
         return None

@@ -66,9 +66,9 @@ def candidates(lines: list[str], module: ast.Module, d: Diagnostic) -> Iterator[
     if d.code == "AR403" and "num_warps" in d.message:
         current = re.fullmatch(r"num_warps\s*=\s*(\d+)", text_of(lines, span).strip())
         if current is not None:
-            value = int(current.group(1))
-            below = max((w for w in NUM_WARPS if w < value), default=None)
-            above = min((w for w in NUM_WARPS if w > value), default=None)
+            warps = int(current.group(1))
+            below = max((w for w in NUM_WARPS if w < warps), default=None)
+            above = min((w for w in NUM_WARPS if w > warps), default=None)
             for choice in (below, above):
                 if choice is not None:
                     yield QuickFix(f"Use num_warps = {choice}", (Edit(span, f"num_warps = {choice}"),), d)
@@ -184,9 +184,10 @@ def access_call(module: ast.Module, span: Span) -> ast.Call | None:
     return best
 
 
-def expressions(node) -> Iterator:
-    """Every expression node under a statement or expression (not into nested statement bodies)."""
-    stack = [node]
+def expressions(node: ast.Stmt | ast.Expr) -> Iterator[object]:
+    """Every expression node under a statement or expression (not into nested statement bodies); found by
+    reflection over the nodes' slots, so also keywords and settings: callers test what they get."""
+    stack: list[object] = [node]
     while stack:
         current = stack.pop()
         yield current
@@ -290,24 +291,30 @@ def index_ranks(text: str, kernel_name: str, call: ast.Call) -> list[int] | None
         return None
     ranks = []
     for value in ir.memory_access(op).indices:
-        spread = value.op is not None and value.op.kind == "expand_dims" and value.op.span == call.args[0].span
-        ranks.append(len(shape_of((value.op.operands[0] if spread else value).type)))
+        producer = value.op
+        spread = producer is not None and producer.kind == "expand_dims" and producer.span == call.args[0].span
+        typed = producer.operands[0] if producer is not None and spread else value
+        ranks.append(len(shape_of(typed.type)))
     return ranks
 
 
 def access_axes(lines: list[str], kernel: ast.Kernel, call: ast.Call) -> list[AxisIndex] | None:
-    access: ast.Subscript = call.args[0]
-    tensor = next((p for p in kernel.params if isinstance(access.value, ast.Name) and p.name == access.value.id), None)
+    access = call.args[0]
+    if not isinstance(access, ast.Subscript) or not isinstance(access.value, ast.Name):
+        return None
+    name = access.value.id
+    tensor = next((p for p in kernel.params if p.name == name), None)
     if tensor is None or tensor.shape is None or len(tensor.shape) != len(access.indices):
         return None
-    if any(isinstance(index, ast.FullSlice) for index in access.indices):
+    indices = [index for index in access.indices if not isinstance(index, ast.FullSlice)]
+    if len(indices) != len(access.indices):
         return None
     ranks = index_ranks("\n".join(lines), kernel.name, call)
-    if ranks is None or len(ranks) != len(access.indices):
+    if ranks is None or len(ranks) != len(indices):
         return None
     return [
         AxisIndex(axis, operand_text(lines, index), text_of(lines, dim.span), rank, isinstance(index, ast.Int))
-        for axis, (index, dim, rank) in enumerate(zip(access.indices, tensor.shape, ranks, strict=True))
+        for axis, (index, dim, rank) in enumerate(zip(indices, tensor.shape, ranks, strict=True))
     ]
 
 
@@ -345,11 +352,14 @@ def mask_access(lines: list[str], module: ast.Module, d: Diagnostic) -> list[Qui
     return fixes
 
 
-def add_mask(call: ast.Call, axes: list[AxisIndex], chosen: set[int], lower: set[int], d: Diagnostic):
+def add_mask(
+    call: ast.Call, axes: list[AxisIndex], chosen: set[int], lower: set[int], d: Diagnostic
+) -> QuickFix | None:
     mask = mask_text(axes, chosen, lower)
     if mask is None:
         return None
-    needs_other = call.func.id == "load" and not any(k.name == "other" for k in call.keywords)
+    is_load = isinstance(call.func, ast.Name) and call.func.id == "load"
+    needs_other = is_load and not any(k.name == "other" for k in call.keywords)
     keywords = f", mask={mask}" + (", other=0" if needs_other else "")
     last = call.args[-1].span if not call.keywords else call.keywords[-1].span
     where = Span(last.end_line, last.end_col, last.end_line, last.end_col)
@@ -360,6 +370,8 @@ def complete_mask(
     lines: list[str], axes: list[AxisIndex], mask: ast.Keyword, chosen: set[int], lower: set[int], d: Diagnostic
 ) -> QuickFix | None:
     """`mask=(None, rk < K)` with axis 0 out of bounds: put the condition where the None is."""
+    if not isinstance(mask.value, ast.Tuple):
+        return None
     vectors = [a for a in axes if a.rank == 1]
     entries = mask.value.elts
     if not is_outer_product(axes) or len(entries) != len(vectors):
@@ -422,17 +434,26 @@ def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> Qu
     """For `dot(a, b)` with a = load(A[..., ka]) and b = load(B[kb, ...]) where the verifier found ka != kb:
     load b at a's K index (every occurrence of kb in b's load, so its mask follows)."""
     kernel = kernel_of(module, d.range.start.line)
-    call = None
-    for stmt in ast.walk_stmts(kernel.body if kernel else []):
-        for node in expressions(stmt):
-            is_dot = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dot"
-            if is_dot and node.span.line == d.range.start.line and len(node.args) >= 2:
-                call = node
-    if call is None or not all(isinstance(arg, ast.Name) for arg in call.args[:2]):
+    if kernel is None:
         return None
-    a = loaded_access(assignment_before(kernel, call.args[0].id, call.span.line))
-    b_stmt = assignment_before(kernel, call.args[1].id, call.span.line)
-    b = loaded_access(b_stmt)
+    call = None
+    for stmt in ast.walk_stmts(kernel.body):
+        for node in expressions(stmt):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "dot"
+                and node.span.line == d.range.start.line
+                and len(node.args) >= 2
+            ):
+                call = node
+    if call is None:
+        return None
+    first, second = call.args[0], call.args[1]
+    if not isinstance(first, ast.Name) or not isinstance(second, ast.Name):
+        return None
+    a = loaded_access(assignment_before(kernel, first.id, call.span.line))
+    b = loaded_access(assignment_before(kernel, second.id, call.span.line))
     if a is None or b is None or len(a[1].indices) != 2 or len(b[1].indices) != 2:
         return None
     ka, kb = text_of(lines, a[1].indices[-1].span), text_of(lines, b[1].indices[0].span)
@@ -441,6 +462,5 @@ def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> Qu
     load_span = b[0].span
     old = text_of(lines, load_span)
     new = re.sub(r"(?<![\w.])" + re.escape(kb) + r"(?![\w(])", ka, old)
-    name = call.args[1].id
-    title = f"Load `{name}` at `{call.args[0].id}`'s K index: `{kb}` → `{ka}`"
+    title = f"Load `{second.id}` at `{first.id}`'s K index: `{kb}` → `{ka}`"
     return QuickFix(title, (Edit(load_span, new),), d, preferred=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from argus.analysis import completion, hover, lookup, outline, skill_actions, verdicts
 
@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from argus.dsl.kernel_analysis import SymbolUse
     from argus.dsl.spans import Span
     from argus.skills.facts import KernelFacts
-    from argus.skills.provider import ProviderRegistry, SkillAction
+    from argus.skills.provider import Edit, ProviderRegistry, SkillAction
     from argus.verify.api import VerifyResult
+    from argus.verify.kernel import ValueLayout
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -38,7 +39,8 @@ class Analysis:
     lines: Sequence[str]  # as the parser numbers them (argus.dsl.lines.split_lines)
     host: AnalysisHost | None = field(default=None, repr=False)  # what snapshots share (the verifier's cache)
     # answers that cost a verification, by question: filled once, never changed
-    _memo: dict[tuple, Any] = field(default_factory=dict, repr=False)
+    _verdicts: dict[tuple[str, int, int], VerifyResult] = field(default_factory=dict, repr=False)
+    _fixes: dict[tuple[str, tuple[Edit, ...], int, int | None], bool] = field(default_factory=dict, repr=False)
 
     # ---- lookups ------------------------------------------------------------------------------------
     def symbol_at(self, line: int, col: int) -> SymbolUse | None:
@@ -48,18 +50,18 @@ class Analysis:
         return lookup.kernel_at(self.check, line)
 
     # ---- hover --------------------------------------------------------------------------------------
-    def hover(self, line: int, col: int, layouts: Sequence[Any] = ()) -> str | None:
+    def hover(self, line: int, col: int, layouts: Sequence[ValueLayout] = ()) -> str | None:
         """Markdown for (line, col), or None; `layouts` are the verifier's value layouts for this text, of which
         only those already rendered are shown."""
         return hover.hover_text(self, line, col, self.symbol_at(line, col), layouts)
 
-    def layouts_at(self, line: int, col: int, layouts: Sequence[Any]) -> list[Any]:
+    def layouts_at(self, line: int, col: int, layouts: Sequence[ValueLayout]) -> list[ValueLayout]:
         """The layouts a hover at (line, col) would show, rendered or not (the caller renders them first)."""
         symbol = self.symbol_at(line, col)
         return hover.layouts_of(symbol, layouts) if symbol is not None else []
 
     # ---- inlay hints --------------------------------------------------------------------------------
-    def inlay_hints(self, within: Span, layouts: Sequence[Any] = ()) -> list[InlayHint]:
+    def inlay_hints(self, within: Span, layouts: Sequence[ValueLayout] = ()) -> list[InlayHint]:
         """Tile types after assignment targets and, from `layouts` (the verifier's, rendered: reading a
         layout's text renders it), layout summaries, on the lines of `within` (argus.dsl.inlay_hints)."""
         from argus.dsl.inlay_hints import inlay_hints  # the language core's, loaded with the first check
@@ -87,11 +89,11 @@ class Analysis:
     def verdicts(self, part: str, timeout_ms: int, rlimit: int) -> VerifyResult:
         """The verifier's diagnostics and layouts for one part ("declared", "tune" or "all"), computed once per
         (part, budget) and sharing the host's cache. Runs z3: call it on the thread that owns z3."""
-        key = ("verdicts", part, timeout_ms, rlimit)
-        if key not in self._memo:
+        key = (part, timeout_ms, rlimit)
+        if key not in self._verdicts:
             cache = self.host.verify_cache if self.host is not None else None
-            self._memo[key] = verdicts.verdicts(self.check, part, timeout_ms, rlimit, cache)
-        return self._memo[key]
+            self._verdicts[key] = verdicts.verdicts(self.check, part, timeout_ms, rlimit, cache)
+        return self._verdicts[key]
 
     # ---- quick fixes --------------------------------------------------------------------------------
     def fixes(self, diagnostic: Diagnostic) -> list[QuickFix]:
@@ -103,16 +105,16 @@ class Analysis:
 
     def fix_verdict(self, fix: QuickFix, timeout_ms: int, rlimit: int | None) -> bool | None:
         """What `fix_verifies` answered for this fix and budget, or None when it has not been asked."""
-        return self._memo.get(("fix", fix.title, fix.edits, timeout_ms, rlimit))
+        return self._fixes.get((fix.title, fix.edits, timeout_ms, rlimit))
 
     def fix_verifies(self, fix: QuickFix, timeout_ms: int, rlimit: int | None = None) -> bool:
         """Whether the verifier, run on the fixed text, no longer reports the fixed diagnostic (memoized per
         fix and budget: editors ask for the light bulb again on every cursor move). Runs z3."""
-        key = ("fix", fix.title, fix.edits, timeout_ms, rlimit)
-        if key not in self._memo:
+        key = (fix.title, fix.edits, timeout_ms, rlimit)
+        if key not in self._fixes:
             cache = self.host.verify_cache if self.host is not None else None
-            self._memo[key] = verdicts.fix_removes(self.text, fix, timeout_ms, rlimit, cache)
-        return self._memo[key]
+            self._fixes[key] = verdicts.fix_removes(self.text, fix, timeout_ms, rlimit, cache)
+        return self._fixes[key]
 
     # ---- skills -------------------------------------------------------------------------------------
     def skill_actions(

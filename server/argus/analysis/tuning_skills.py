@@ -14,7 +14,7 @@ from argus.dsl.check import CheckResult, check_source
 from argus.dsl.kernel_analysis import constant_text
 from argus.dsl.resources import SHARED_MEMORY_LIMIT, kib, num_stages, pipelined_bytes, shared_memory
 from argus.dsl.spans import Span
-from argus.skills.provider import Edit, SkillAction, SkillRequest
+from argus.skills.provider import Edit, SkillAction, SkillProvider, SkillRequest
 from argus.skills.text import apply_edits  # re-exported: tests use it
 from argus.skills.transforms.settings import setting_node
 
@@ -101,7 +101,9 @@ class RetuneProvider:
         return actions
 
     @staticmethod
-    def action(request: SkillRequest, kernel: ast.Kernel, setting: ast.Setting, old, new) -> SkillAction:
+    def action(
+        request: SkillRequest, kernel: ast.Kernel, setting: ast.Setting, old: int | float | str, new: int | float | str
+    ) -> SkillAction:
         title = f"Retune {setting.name} = {old} → {new}"
         skill = f"retune.{setting.name}"
         edit = Edit(setting.value.span, constant_text(new))
@@ -124,5 +126,5 @@ class RetuneProvider:
         return SkillAction(skill, title, edits=(edit,))
 
 
-def builtin_providers() -> list:
+def builtin_providers() -> list[SkillProvider]:
     return [PipeliningProvider(), RetuneProvider()]

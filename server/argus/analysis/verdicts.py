@@ -27,11 +27,13 @@ def fix_removes(
     from argus.dsl.check import check_source
     from argus.skills.text import apply_edits
     from argus.verify.api import verify_check
+    from argus.verify.solve import DEFAULT_RLIMIT
 
     edited = check_source(apply_edits(text, fix.edits))
     if edited.has_errors:
         return False
-    budget = {"timeout_ms": timeout_ms} if rlimit is None else {"timeout_ms": timeout_ms, "rlimit": rlimit}
-    result = verify_check(edited, **budget, cache=cache)
+    result = verify_check(
+        edited, timeout_ms=timeout_ms, rlimit=DEFAULT_RLIMIT if rlimit is None else rlimit, cache=cache
+    )
     target = fix.diagnostic
     return not any(d.code == target.code and d.range.start.line == target.range.start.line for d in result.diagnostics)

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from argus.cli import (
     add_cluster_options,
@@ -31,6 +32,9 @@ from argus.cli import (
     reason,
 )
 from argus.cli.progress import GateProgress, with_progress
+
+if TYPE_CHECKING:
+    from argus.gate.result import GateResult
 
 
 def add_parser(subparsers) -> None:
@@ -295,8 +299,8 @@ def step_line(step, budget: int) -> str:
 def notes(result) -> list[str]:
     found = []
     if result.start.ms is None and result.start.gate is not None:
-        profile = result.start.gate.get("profile", {})
-        why = profile.get("message") or f"profile {profile.get('status')}"
+        profile = result.start.gate.profile
+        why = profile.message or f"profile {profile.status.value}"
         found.append(f"the start has no timing ({why}); nothing can be kept as faster without one")
     return found
 
@@ -304,14 +308,14 @@ def notes(result) -> list[str]:
 def summary(result, args: argparse.Namespace) -> dict:
     from argus.agent.trajectory import step_json
 
-    gate = result.start.gate or {}
+    gate = result.start.gate
     eager = eager_ms(gate)
     return {
         "file": args.file,
         "kernel": result.kernel,
         "planner": args.planner,
         "library": args.library,  # None: skills/library
-        "device": gate.get("device"),
+        "device": gate.device if gate is not None else None,
         "start_ms": result.start.ms,
         "best_ms": result.best.ms,
         "speedup": result.speedup,
@@ -328,10 +332,10 @@ def summary(result, args: argparse.Namespace) -> dict:
     }
 
 
-def eager_ms(gate: dict) -> float | None:
+def eager_ms(gate: GateResult | None) -> float | None:
     """The PyTorch reference as written, timed in the start's profile (the same inputs as the kernel)."""
-    facts = (gate.get("profile") or {}).get("facts") or {}
-    return (facts.get("eager") or {}).get("ms_median")
+    facts = gate.profile.facts if gate is not None else None
+    return facts.eager.ms_median if facts is not None and facts.eager is not None else None
 
 
 def table(data: dict) -> str:

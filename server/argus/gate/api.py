@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal, TypedDict, Unpack
 
 from pydantic import ValidationError
 
@@ -43,20 +44,27 @@ def read_result(json_path: Path) -> GateResult:
     return results[0]
 
 
-# What run.py takes beyond kernels, device, stages and the time limit (runner_options of the functions below).
-RUNNER_OPTIONS = (
-    "trials",
-    "profile_trials",
-    "seed",
-    "memory_limit_mb",
-    "ceilings_file",
-    "references",
-    "gpu_lock",
-    "compile_configs",
-)
+class RunnerOptions(TypedDict, total=False):
+    """What run.py takes beyond kernels, device, stages and the time limit (runner_options of the functions below);
+    None is run.py's default."""
+
+    trials: int | None
+    profile_trials: int | None
+    seed: int | None
+    memory_limit_mb: int | None
+    ceilings_file: str | None
+    references: Literal["all", "eager"] | None
+    gpu_lock: str | None
+    compile_configs: int | None
 
 
-def runner_arguments(kernels: list[str], device: str, stages: Sequence[str], timeout_s: float, out: Path, **extra):
+RUNNER_OPTIONS = tuple(RunnerOptions.__annotations__)
+
+
+def runner_arguments(
+    kernels: list[str], device: str, stages: Sequence[str], timeout_s: float, out: Path, **extra: Unpack[RunnerOptions]
+) -> list[str]:
+    # checked here too: callers outside the type checker's reach pass plain dicts
     unknown = sorted(set(extra) - set(RUNNER_OPTIONS))
     if unknown:
         raise TypeError(f"unknown gate option {unknown[0]!r}; the options are {', '.join(RUNNER_OPTIONS)}")
@@ -95,7 +103,9 @@ def setup_failure(failure: GateSetupError, kernels: list[str], device: str, path
     return results
 
 
-def runner_failure(finished: Finished, kernels: list[str], device: str, path: str | None, limit_s: float):
+def runner_failure(
+    finished: Finished, kernels: list[str], device: str, path: str | None, limit_s: float
+) -> list[GateResult]:
     """Results for a runner that wrote nothing: killed at the outer limit, or dead."""
     if finished.status is None:
         code, message = "AR504", f"the gate did not finish within {limit_s:.0f} s and was killed"
@@ -106,7 +116,9 @@ def runner_failure(finished: Finished, kernels: list[str], device: str, path: st
     return [GateResult(kernel=name, source_path=path, device=device, errors=[error]) for name in kernels]
 
 
-def collect(out: Path, finished: Finished, kernels: list[str], device: str, path: str | None, limit_s: float):
+def collect(
+    out: Path, finished: Finished, kernels: list[str], device: str, path: str | None, limit_s: float
+) -> list[GateResult]:
     """The results a runner wrote, or, when it wrote none, an AR504/AR505 result per kernel."""
     if out.exists():
         try:
@@ -124,7 +136,15 @@ def bundle_kernels(run_py: Path) -> list[str]:
 class BundleRun:
     """One run of a bundle's run.py: its arguments, outer time limit and where it writes the results."""
 
-    def __init__(self, run_py: Path, kernels, device: str, stages: Sequence[str], timeout_s: float, options: dict):
+    def __init__(
+        self,
+        run_py: Path,
+        kernels: Sequence[str],
+        device: str,
+        stages: Sequence[str],
+        timeout_s: float,
+        options: RunnerOptions,
+    ) -> None:
         _validate(device, stages)
         self.run_py, self.device, self.stages = Path(run_py), device, list(stages)
         self.kernels = list(kernels) if kernels else bundle_kernels(self.run_py)
@@ -133,7 +153,7 @@ class BundleRun:
         self.argv = runner_arguments(self.kernels, device, self.stages, timeout_s, self.out, **options)
         self.limit_s = outer_limit(self.kernels, self.stages, timeout_s)
         manifest = json.loads((self.run_py.parent / "manifest.json").read_text(encoding="utf-8"))
-        self.path = manifest.get("source_path")
+        self.path: str | None = manifest.get("source_path")
 
     def results(self, finished: Finished) -> list[GateResult]:
         return collect(self.out, finished, self.kernels, self.device, self.path, self.limit_s)
@@ -148,7 +168,7 @@ def run_bundle(
     timeout_s: float = 120,
     on_progress: Progress = None,
     die_with_parent: bool = False,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """Run a bundle's run.py (write_bundle's) as a killable child; one result per kernel (all when none named).
     `die_with_parent`: the runner ends when this process dies, even by SIGKILL (a cluster worker's runs)."""
@@ -164,22 +184,22 @@ async def run_bundle_async(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """run_bundle for asyncio: cancelling the awaiting task kills the runner and its stage processes."""
     run = BundleRun(run_py, kernels, device, stages, timeout_s, runner_options)
     return run.results(await run_async(run.run_py, run.argv, run.limit_s, on_progress))
 
 
-def prepare(source: str, path: str | None, kernel: str | None, device: str, folder: str):
-    """(run.py of a fresh bundle, None) or (None, the results that say why the source cannot be gated)."""
+def prepare(source: str, path: str | None, kernel: str | None, device: str, folder: str) -> Path | list[GateResult]:
+    """run.py of a fresh bundle, or the results that say why the source cannot be gated."""
     check = check_source(source)
     kernels = [kernel] if kernel is not None else list(check.analysis.kernels)
     try:
         select_kernels(checked(source), kernel)
-        return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel), None
+        return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel)
     except GateSetupError as failure:
-        return None, setup_failure(failure, kernels, device, path)
+        return setup_failure(failure, kernels, device, path)
 
 
 def run_gate_all(
@@ -191,7 +211,7 @@ def run_gate_all(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """Gate `kernel`, or every kernel of the file, in a child process: one result per kernel, in file order.
 
@@ -200,11 +220,12 @@ def run_gate_all(
     """
     _validate(device, stages)
     with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
-        run_py, failure = prepare(source, path, kernel, device, folder)
-        if failure is not None:
-            return failure
-        options = dict(device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress)
-        return run_bundle(run_py, **options, **runner_options)
+        run_py = prepare(source, path, kernel, device, folder)
+        if isinstance(run_py, list):
+            return run_py
+        return run_bundle(
+            run_py, device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress, **runner_options
+        )
 
 
 async def run_gate_all_async(
@@ -216,16 +237,17 @@ async def run_gate_all_async(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """run_gate_all for asyncio: cancelling the awaiting task kills the gate's processes."""
     _validate(device, stages)
     with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
-        run_py, failure = prepare(source, path, kernel, device, folder)
-        if failure is not None:
-            return failure
-        options = dict(device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress)
-        return await run_bundle_async(run_py, **options, **runner_options)
+        run_py = prepare(source, path, kernel, device, folder)
+        if isinstance(run_py, list):
+            return run_py
+        return await run_bundle_async(
+            run_py, device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress, **runner_options
+        )
 
 
 def _one(results: list[GateResult], kernel: str | None, started: float) -> GateResult:
@@ -247,7 +269,7 @@ def run_gate(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> GateResult:
     """Gate one kernel (`kernel`, or the file's only one) in a child process with a time limit."""
     started = time.perf_counter()
@@ -269,7 +291,7 @@ async def run_gate_async(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
-    **runner_options,
+    **runner_options: Unpack[RunnerOptions],
 ) -> GateResult:
     """run_gate for asyncio: cancelling the awaiting task kills the gate's processes."""
     started = time.perf_counter()

@@ -76,9 +76,9 @@ def job_for_source(
     run_gate gives it: the errors, every stage skipped)."""
     _validate(device, stages)
     with tempfile.TemporaryDirectory(prefix="argus-job-") as folder:
-        run_py, failure = prepare(source, path, kernel, device, folder)
-        if failure is not None:
-            return failure[0]
+        run_py = prepare(source, path, kernel, device, folder)
+        if isinstance(run_py, list):
+            return run_py[0]
         options = dict(device=device, stages=stages, timeout_s=timeout_s, label=label)
         return job_for_bundle(run_py, kernel, **options, **runner_options)
 

@@ -61,8 +61,7 @@ def step_event(step: Any) -> dict[str, Any]:
 
 
 def done_event(result: Any, device: str) -> dict[str, Any]:
-    start_gate = result.start.gate or {}
-    profile = start_gate.get("profile") or {}
+    start_gate = result.start.gate
     return {
         "event": "done",
         "kernel": result.kernel,
@@ -73,9 +72,9 @@ def done_event(result: Any, device: str) -> dict[str, Any]:
         "steps": len(result.steps),
         "stopped": result.stopped,
         "start_ms": result.start.ms,
-        "device": start_gate.get("device") or device,
+        "device": (start_gate.device if start_gate is not None else None) or device,
         "start_status": result.start_status,
-        "profile_message": profile.get("message") or "",
+        "profile_message": start_gate.profile.message if start_gate is not None else "",
         "last_feedback": next((s.feedback.message for s in reversed(result.steps) if s.feedback), ""),
     }
 

@@ -68,7 +68,8 @@ class SkillAction:
 class SkillProvider(Protocol):
     """Anything that proposes skill actions for a place in a document."""
 
-    name: str
+    @property
+    def name(self) -> str: ...  # read-only: a frozen dataclass's field, or a class attribute
 
     def actions(self, request: SkillRequest) -> list[SkillAction]: ...
 
