@@ -17,12 +17,13 @@ from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
+from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT
 
 # Python and module names the generated code relies on: never used for an Argus value.
 RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
 
-TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
+TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
 MATH = {name: f"tl.{name}" for name in TRANSCENDENTAL - {"tanh"}} | {
     "abs": "tl.abs",
     "maximum": "tl.maximum",

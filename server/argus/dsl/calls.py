@@ -6,8 +6,9 @@ import difflib
 import math
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, INPUT_PRECISIONS, METHODS
+from argus.dsl.builtins import INPUT_PRECISIONS
 from argus.dsl.evaluate import cdiv
+from argus.dsl.ops import BUILTINS, FLOAT_MATH, METHODS, REDUCTIONS
 from argus.dsl.scope import ERROR, Ref, V
 from argus.dsl.shapes import broadcast, fits, is_power_of_two, result_dtype
 from argus.dsl.spans import Span
@@ -29,9 +30,6 @@ from argus.dsl.types import (
     shape_of,
     shape_text,
 )
-
-FLOAT_MATH = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
-REDUCTIONS = {"sum", "max", "min", "argmax", "argmin"}
 
 
 def narrows(source, target) -> bool:
