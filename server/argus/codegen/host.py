@@ -11,7 +11,7 @@ import re
 from argus.codegen.body import Lines
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unary
-from argus.codegen.plan import Plan
+from argus.codegen.plan import DATA_FACTS, Plan
 from argus.dsl import ir
 from argus.dsl.types import ScalarT, TensorT, TileT
 
@@ -22,9 +22,6 @@ FLOAT_ARITHMETIC = {"+", "-", "*", "/", "//", "%"}
 def launch_arguments(kernel: ir.KernelIR) -> list[str]:
     scalars = [p.name for p in kernel.params if isinstance(p.type, ScalarT)]
     return [*kernel.sizes, *scalars, *kernel.constants]
-
-
-DATA_FACTS = ("partition", "in_range", "permutation")  # ops of `requires` that speak of a tensor's contents
 
 
 def fact_tensors(kernel: ir.KernelIR) -> list[str]:
