@@ -1,5 +1,6 @@
 """The op table: every built-in and IR op kind declared in argus.dsl.ops has its entry in every layer (a type
-rule, a verifier rule, a lowering, a concrete evaluation) or an explicit reason why not, and no layer's table
+rule, a verifier rule, a lowering into the kernel body, a concrete evaluation, a Python form for launch values)
+or an explicit reason why not, and no layer's table
 names an op that is declared nowhere. It lives beside the concrete evaluator (tests/verify/verify_concrete.py),
 which is test code; the other layers' tables are the server's own."""
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 import verify_concrete
 
-from argus.codegen import body
+from argus.codegen import body, host
 from argus.dsl import ops
 from argus.dsl.calls import TYPE_RULES
 from argus.dsl.check import check_source
@@ -29,6 +30,7 @@ def kind_tables() -> dict[str, list[tuple[str, dict]]]:
         "verifier": [("RULES", RULES), ("UNSUPPORTED", UNSUPPORTED)],
         "lowering": [("LOWERINGS", body.LOWERINGS), ("STATEMENTS", body.STATEMENTS), ("NOT_LOWERED", body.NOT_LOWERED)],
         "concrete": [("CONCRETE", verify_concrete.CONCRETE), ("UNSUPPORTED", verify_concrete.UNSUPPORTED)],
+        "launch": [("LAUNCH", host.LAUNCH), ("NOT_AT_LAUNCH", host.NOT_AT_LAUNCH)],
     }
 
 
@@ -42,6 +44,7 @@ def fn_tables() -> dict[str, dict[str, dict]]:
             "reduce": verify_concrete.REDUCE,
             "hint": verify_concrete.HINTS,
         },
+        "launch": {"math": host.LAUNCH_MATH},  # no tile, so no reduction or hint, is a launch value
     }
 
 
@@ -88,7 +91,8 @@ def test_a_declared_op_without_entries_is_reported():
     assert "scan: no verifier entry (nor a reason in UNSUPPORTED)" in problems
     assert "scan: no lowering entry (nor a reason in NOT_LOWERED)" in problems
     assert "scan: no concrete entry (nor a reason in UNSUPPORTED)" in problems
-    for layer in ("verifier", "lowering", "concrete"):
+    assert "scan: no launch entry (nor a reason in NOT_AT_LAUNCH)" in problems
+    for layer in ("verifier", "lowering", "concrete", "launch"):
         assert f"exp10: no {layer} entry for math fn exp10" in problems
 
 

@@ -5,15 +5,18 @@ line (what hover and completion show), and the IR op kind a call of it lowers to
 op a meaning keeps its entry in a table of its own keyed by these names, and `tests/verify/test_op_table.py`
 checks that each declared op has all of them and that no table names an op declared nowhere:
 
-| layer | its table | keyed by |
-| --- | --- | --- |
-| typing (this package) | `argus.dsl.calls.TYPE_RULES` (`Builtin.type_rule`) | built-in name |
-| verifier | `argus.verify.rules.RULES` (symbolic evaluation), `argus.verify.padding.MATH` (lanes) | IR kind; math fn |
-| code generation | `argus.codegen.body.LOWERINGS`, `argus.codegen.body.MATH`, `REDUCTIONS`, `HINTS` | IR kind; fn |
-| concrete evaluator | `tests/verify/verify_concrete.py` (`CONCRETE`, `FLOAT_MATH`, `REDUCE`) | IR kind; fn |
+- typing (this package): `argus.dsl.calls.TYPE_RULES`, by built-in (`Builtin.type_rule`);
+- verifier: `argus.verify.rules.RULES`, by IR kind; by built-in for the kinds in BY_FN, `argus.verify.padding.MATH`
+  (what a math op's lanes hold), `argus.verify.padding.IDENTITY` (reductions), `argus.verify.claims.HINT_GOALS`;
+- kernel body (Triton): `argus.codegen.body.LOWERINGS` and `STATEMENTS`, by IR kind; `argus.codegen.body.MATH`,
+  `REDUCTIONS`, `HINTS`, by built-in;
+- launch values (Python for `requires` and the grid): `argus.codegen.host.LAUNCH`, `LAUNCH_MATH`;
+- concrete evaluator (test code, numpy): `tests/verify/verify_concrete.py`'s `CONCRETE`; `FLOAT_MATH`, `REDUCE`,
+  `HINTS`.
 
-Each of those tables says where an op is deliberately left out (an `UNSUPPORTED` or `NOT_LOWERED` entry with
-the reason), never by absence. How to add a built-in: docs/architecture.md ("Adding a built-in").
+Each of those tables says where an op is deliberately left out (an `UNSUPPORTED`, `NOT_LOWERED` or
+`NOT_AT_LAUNCH` entry with the reason), never by absence. How to add a built-in: docs/architecture.md
+("Adding a built-in").
 
 Operators (`+`, `<`, `not`, ...) are not built-ins: they lower to the IR kinds `binary`, `compare` and
 `unary`, whose `op` attribute the layers read from tables of their own (argus.dsl.evaluate.BINARY, ...).
