@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import verify_concrete
 
-from argus.codegen import body, host
+from argus.codegen import body, host, plan
 from argus.dsl import ops
 from argus.dsl.calls import TYPE_RULES
 from argus.dsl.check import check_source
@@ -103,6 +103,14 @@ def test_a_layer_entry_for_an_undeclared_op_is_reported():
     assert "TYPE_RULES names undeclared trans" in problems
     assert "verifier RULES names undeclared IR kind trans" in problems
     assert "lowering LOWERINGS names undeclared IR kind trans" in problems
+
+
+def test_the_code_generators_kind_sets_agree_with_its_tables():
+    # plan.py decides what is live and what may be written inline from these sets: an op lowered to an
+    # expression is PURE, one lowered to a statement a side effect or control flow
+    assert set(body.LOWERINGS) == plan.PURE
+    assert plan.SIDE_EFFECTS | {"for", "if"} == set(body.STATEMENTS)
+    assert plan.PROOF_ONLY | set(plan.DATA_FACTS) | {"tag"} == set(body.NOT_LOWERED)
 
 
 def test_the_derived_views_follow_the_declarations():
