@@ -97,6 +97,25 @@ def test_requires_is_checked_with_overridden_constants(build):
     assert "BN=512" in message
 
 
+def test_rsqrt_and_sigmoid_in_requires_are_computed_at_launch(build):
+    # Python's math has neither: the launcher once wrote math.rsqrt and failed with an AttributeError
+    text = """
+kernel scale(x: f32[N], z: out f32[N], eps: f32 = 0.25):
+    tile BLOCK = 128
+    requires rsqrt(eps) > 1.5 and sigmoid(eps) > 0.5
+    grid (cdiv(N, BLOCK),)
+    offs = program_id(0) * BLOCK + arange(BLOCK)
+    mask = offs < N
+    store(z[offs], load(x[offs], mask=mask, other=0) * eps, mask=mask)
+"""
+    module = build(text)
+    x = torch.randn(300)
+    module.scale(x, torch.empty_like(x))  # rsqrt(0.25) = 2, sigmoid(0.25) = 0.56
+    assert len(module.KERNELS["scale"]["jit"].launches) == 1
+    message = launch_error(module.scale, x, torch.empty_like(x), 4.0)  # rsqrt(4) = 0.5
+    assert "eps=4.0" in message
+
+
 def test_violated_data_fact_is_reported(build):
     module = build(EXAMPLE["moe_gemm"])
     X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()

@@ -85,6 +85,7 @@ FLOAT_MATH = {
 }
 FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
+HINTS = {"multiple_of": lambda x: x, "max_contiguous": lambda x: x}  # promises to the compiler: the value itself
 
 
 @dataclass
@@ -137,7 +138,7 @@ class Concrete:
 
     def block(self, block: ir.Block) -> None:
         for op in block.ops:
-            getattr(self, f"op_{op.kind}", self.op_elementwise)(op)
+            CONCRETE[op.kind](self, op)
 
     def get(self, value: ir.Value) -> CVal:
         return self.env[value.id]
@@ -289,7 +290,7 @@ class Concrete:
         self.reshaped(op, lambda a: np.broadcast_to(a, shape))
 
     def op_hint(self, op):
-        self.put(op, self.get(op.operands[0]))
+        self.put(op, HINTS[op.attrs["fn"]](self.get(op.operands[0])))
 
     def op_reduce(self, op):
         x = self.get(op.operands[0])
@@ -468,3 +469,38 @@ class Concrete:
         self.block(region)
         for result, value in zip(op.results, region.yields, strict=True):
             self.env[result.id] = self.get(value)
+
+
+# The concrete evaluation of each IR op kind (argus.dsl.ops.IR_OPS); per built-in, FLOAT_MATH, REDUCE and HINTS.
+ELEMENTWISE = ("binary", "unary", "compare", "math", "where", "cast")
+CONCRETE = {
+    **dict.fromkeys(ELEMENTWISE, Concrete.op_elementwise),
+    "const": Concrete.op_const,
+    "program_id": Concrete.op_program_id,
+    "num_programs": Concrete.op_num_programs,
+    "arange": Concrete.op_arange,
+    "zeros": Concrete.op_zeros,
+    "full": Concrete.op_full,
+    "partition": Concrete.op_partition,
+    "in_range": Concrete.op_in_range,
+    "permutation": Concrete.op_permutation,
+    "cdiv": Concrete.op_cdiv,
+    "expand_dims": Concrete.op_expand_dims,
+    "trans": Concrete.op_trans,
+    "reshape": Concrete.op_reshape,
+    "broadcast_to": Concrete.op_broadcast_to,
+    "hint": Concrete.op_hint,
+    "reduce": Concrete.op_reduce,
+    "load": Concrete.op_load,
+    "store": Concrete.op_store,
+    "atomic_add": Concrete.op_atomic_add,
+    "dot": Concrete.op_dot,
+    "tag": Concrete.op_tag,
+    "tag_read": Concrete.op_tag_read,
+    "assert_tag": Concrete.op_assert_tag,
+    "assert": Concrete.op_assert,
+    "invariant": Concrete.op_invariant,
+    "for": Concrete.op_for,
+    "if": Concrete.op_if,
+}
+UNSUPPORTED: dict[str, str] = {}  # kinds the concrete evaluator deliberately does not run, and why (none)

@@ -8,26 +8,57 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from argus.codegen.dtypes import triton_dtype
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
-from argus.codegen.plan import SIDE_EFFECTS, Plan, make_plan
+from argus.codegen.plan import DATA_FACTS, PROOF_ONLY, SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
+from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT
 
 # Python and module names the generated code relies on: never used for an Argus value.
 RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
 
-TRANSCENDENTAL = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
-MATH = {name: f"tl.{name}" for name in TRANSCENDENTAL - {"tanh"}} | {
-    "abs": "tl.abs",
-    "maximum": "tl.maximum",
-    "minimum": "tl.minimum",
+TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
+
+
+def triton_function(name: str) -> Callable[[list[Expr]], Expr]:
+    return lambda operands: call(name, *operands)
+
+
+def tanh_of(operands: list[Expr]) -> Expr:
+    """Triton has no portable tanh: tanh(x) = 2 sigmoid(2x) - 1."""
+    doubled = binary(atom("2"), "*", operands[0])
+    return binary(binary(atom("2"), "*", call("tl.sigmoid", doubled)), "-", atom("1"))
+
+
+# The Triton form of each built-in that lowers to a `math` op (by its `fn`), then of the `reduce` and `hint` ones.
+MATH: dict[str, Callable[[list[Expr]], Expr]] = {
+    **{name: triton_function(f"tl.{name}") for name in sorted(TRANSCENDENTAL - {"tanh"})},
+    "tanh": tanh_of,
+    **{name: triton_function(f"tl.{name}") for name in ("abs", "maximum", "minimum")},
 }
+REDUCTIONS = {name: f"tl.{name}" for name in ("sum", "max", "min", "argmax", "argmin")}
+HINTS = {"multiple_of": "tl.multiple_of", "max_contiguous": "tl.max_contiguous"}
+
+LOWERINGS: dict[str, Callable[..., Expr]] = {}
+
+
+def lowering(*kinds: str):
+    """Register the decorated function as the lowering of the IR op kinds `kinds` to a Triton expression."""
+
+    def register(lower: Callable[..., Expr]) -> Callable[..., Expr]:
+        for kind in kinds:
+            assert kind not in LOWERINGS, f"two lowerings for {kind}"
+            LOWERINGS[kind] = lower
+        return lower
+
+    return register
 
 
 # Input precisions Triton's CPU interpreter refuses (3.6 and 3.9 accept only ieee, tf32 and tf32x3), and the
@@ -144,12 +175,9 @@ class BodyEmitter:
             if id(op) not in self.plan.live or op.kind == "tag":
                 continue
             line = op.span.line + 1
-            if op.kind in SIDE_EFFECTS:
-                self.lines.add(indent, str(self.memory(op)), line)
-            elif op.kind == "for":
-                self.for_loop(op, indent)
-            elif op.kind == "if":
-                self.if_statement(op, indent)
+            statement = STATEMENTS.get(op.kind)
+            if statement is not None:
+                statement(self, op, indent)
             else:
                 expr = self.expression(op)
                 if op.result.id in self.plan.inline:
@@ -289,50 +317,11 @@ class BodyEmitter:
         return tuple_of(dims)
 
     def expression(self, op: ir.Op) -> Expr:
-        kind, attrs = op.kind, op.attrs
         operands = [self.text(v) for v in self.plan.used_operands(op)]
-        result_type = op.result.type
-        match kind:
-            case "const":
-                return constant_source(attrs["expr"]) if attrs.get("expr") else literal(attrs["value"])
-            case "program_id" | "num_programs":
-                return call(f"tl.{kind}", str(attrs["axis"]))
-            case "arange":
-                n = attrs.get("n_expr")
-                return call("tl.arange", "0", without_parens(str(constant_source(n))) if n else str(attrs["n"]))
-            case "zeros":
-                return call("tl.zeros", self.shape(op), dtype=triton_dtype(attrs["dtype"]))
-            case "full":
-                return call("tl.full", self.shape(op), operands[0], triton_dtype(attrs["dtype"]))
-            case "binary" | "compare":
-                return binary(operands[0], attrs["op"], operands[1])
-            case "unary":
-                return unary(attrs["op"], operands[0])
-            case "math":
-                return self.math(attrs["fn"], operands, op)
-            case "where":
-                return call("tl.where", *operands)
-            case "cast":
-                return self.cast(op, operands[0])
-            case "expand_dims":
-                rank = len(result_type.shape)
-                index = ", ".join("None" if axis in attrs["axes"] else ":" for axis in range(rank))
-                return subscript(operands[0], index)
-            case "reshape" | "broadcast_to":
-                return call(f"tl.{kind}", operands[0], self.shape(op))
-            case "trans":
-                return call("tl.trans", operands[0])
-            case "reduce":
-                return self.reduce(op, operands[0])
-            case "cdiv":
-                return call("tl.cdiv", *operands)
-            case "dot":
-                return self.dot(op, operands)
-            case "hint":
-                return call(f"tl.{attrs['fn']}", operands[0], str(attrs["n"]))
-            case "load":
-                return self.memory(op)
-        raise CodegenError(f"code generation does not support `{kind}` yet", op.span)
+        lower = LOWERINGS.get(op.kind)
+        if lower is None:
+            raise CodegenError(f"code generation does not support `{op.kind}` yet", op.span)
+        return lower(self, op, operands)
 
     def math(self, fn: str, operands: list[Expr], op: ir.Op) -> Expr:
         dtype = op.result.type.dtype
@@ -344,10 +333,7 @@ class BodyEmitter:
 
     @staticmethod
     def math_call(fn: str, operands: list[Expr]) -> Expr:
-        if fn == "tanh":  # Triton has no portable tanh: tanh(x) = 2 sigmoid(2x) - 1
-            doubled = binary(atom("2"), "*", operands[0])
-            return binary(binary(atom("2"), "*", call("tl.sigmoid", doubled)), "-", atom("1"))
-        return call(MATH[fn], *operands)
+        return MATH[fn](operands)
 
     def cast(self, op: ir.Op, operand: Expr) -> Expr:
         target = op.attrs["dtype"]
@@ -368,8 +354,8 @@ class BodyEmitter:
         if fn == "sum":
             if target != source:
                 keywords["dtype"] = triton_dtype(target)
-            return call("tl.sum", operand, **keywords)
-        result = call(f"tl.{fn}", operand, **keywords)
+            return call(REDUCTIONS[fn], operand, **keywords)
+        result = call(REDUCTIONS[fn], operand, **keywords)
         if fn in ("max", "min") and source.bits < 32:
             result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
         return result
@@ -465,6 +451,120 @@ class BodyEmitter:
             )
             lines.add(1, f"{d.name} = {made} if {FLAG} else None")
         return lines
+
+
+# ---- the lowering of each IR op kind (argus.dsl.ops.IR_OPS) --------------------------------------------
+# LOWERINGS: ops that become a Triton expression, (emitter, op, operand texts) -> Expr; STATEMENTS: ops that
+# become statements of their own (BodyEmitter.block); NOT_LOWERED: ops deliberately left out of the body, and why.
+
+
+@lowering("const")
+def lower_const(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return constant_source(op.attrs["expr"]) if op.attrs.get("expr") else literal(op.attrs["value"])
+
+
+@lowering("program_id", "num_programs")
+def lower_program(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call(f"tl.{op.kind}", str(op.attrs["axis"]))
+
+
+@lowering("arange")
+def lower_arange(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    n = op.attrs.get("n_expr")
+    return call("tl.arange", "0", without_parens(str(constant_source(n))) if n else str(op.attrs["n"]))
+
+
+@lowering("zeros")
+def lower_zeros(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call("tl.zeros", emitter.shape(op), dtype=triton_dtype(op.attrs["dtype"]))
+
+
+@lowering("full")
+def lower_full(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call("tl.full", emitter.shape(op), operands[0], triton_dtype(op.attrs["dtype"]))
+
+
+@lowering("binary", "compare")
+def lower_binary(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return binary(operands[0], op.attrs["op"], operands[1])
+
+
+@lowering("unary")
+def lower_unary(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return unary(op.attrs["op"], operands[0])
+
+
+@lowering("math")
+def lower_math(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.math(op.attrs["fn"], operands, op)
+
+
+@lowering("where")
+def lower_where(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call("tl.where", *operands)
+
+
+@lowering("cast")
+def lower_cast(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.cast(op, operands[0])
+
+
+@lowering("expand_dims")
+def lower_expand_dims(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    rank = len(op.result.type.shape)
+    index = ", ".join("None" if axis in op.attrs["axes"] else ":" for axis in range(rank))
+    return subscript(operands[0], index)
+
+
+@lowering("reshape", "broadcast_to")
+def lower_reshape(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call(f"tl.{op.kind}", operands[0], emitter.shape(op))
+
+
+@lowering("trans")
+def lower_trans(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call("tl.trans", operands[0])
+
+
+@lowering("reduce")
+def lower_reduce(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.reduce(op, operands[0])
+
+
+@lowering("cdiv")
+def lower_cdiv(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call("tl.cdiv", *operands)
+
+
+@lowering("dot")
+def lower_dot(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.dot(op, operands)
+
+
+@lowering("hint")
+def lower_hint(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return call(HINTS[op.attrs["fn"]], operands[0], str(op.attrs["n"]))
+
+
+@lowering("load")
+def lower_load(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.memory(op)
+
+
+def lower_side_effect(emitter: BodyEmitter, op: ir.Op, indent: int) -> None:
+    emitter.lines.add(indent, str(emitter.memory(op)), op.span.line + 1)
+
+
+STATEMENTS: dict[str, Callable[[BodyEmitter, ir.Op, int], None]] = {
+    **dict.fromkeys(SIDE_EFFECTS, lower_side_effect),
+    "for": BodyEmitter.for_loop,
+    "if": BodyEmitter.if_statement,
+}
+NOT_LOWERED = {
+    "tag": "tags exist for the verifier only; a tagged value is its operand (plan.py)",
+    **dict.fromkeys(PROOF_ONLY, "proved statically by the verifier; nothing to run"),
+    **dict.fromkeys(DATA_FACTS, "a data fact of `requires`: the launcher checks it (codegen/host.py)"),
+}
 
 
 def kernel_parameters(kernel: ir.KernelIR) -> list[str]:

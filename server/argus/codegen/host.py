@@ -7,12 +7,14 @@ expressions over those names.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from argus.codegen.body import Lines
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unary
-from argus.codegen.plan import Plan
+from argus.codegen.plan import DATA_FACTS, Plan
 from argus.dsl import ir
+from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT, TileT
 
 PYTHON_MATH = {"maximum": "max", "minimum": "min", "abs": "abs"}
@@ -22,9 +24,6 @@ FLOAT_ARITHMETIC = {"+", "-", "*", "/", "//", "%"}
 def launch_arguments(kernel: ir.KernelIR) -> list[str]:
     scalars = [p.name for p in kernel.params if isinstance(p.type, ScalarT)]
     return [*kernel.sizes, *scalars, *kernel.constants]
-
-
-DATA_FACTS = ("partition", "in_range", "permutation")  # ops of `requires` that speak of a tensor's contents
 
 
 def fact_tensors(kernel: ir.KernelIR) -> list[str]:
@@ -51,37 +50,119 @@ class HostExpressions:
         op = value.op
         if op is None:
             raise CodegenError(f"`{value.name or value}` is not a launch value")
-        if op.kind in DATA_FACTS:  # a data fact: checked when the launcher is given the tensor
-            bounds = [self.of(v) for v in op.operands[1:]]
-            return call(f"_{op.kind}", atom(self.tensors[op.operands[0].id]), *bounds)
-        operands = [self.of(v) for v in op.operands] if op.kind != "const" else []
-        match op.kind:
-            case "const":
-                if op.attrs.get("expr"):
-                    return Expr(re.sub(r"\bcdiv\(", "_cdiv(", op.attrs["expr"]), 14)
-                return literal(op.attrs["value"])
-            case "binary" | "compare":
-                operator = op.attrs["op"]
-                if isinstance(value.type, ScalarT) and value.type.dtype.name == "bool" and operator in ("&", "|"):
-                    operator = "and" if operator == "&" else "or"
-                return binary(operands[0], operator, operands[1])
-            case "unary":
-                operator = op.attrs["op"]
-                if operator == "~" and value.type.dtype.name == "bool":
-                    operator = "not"
-                return unary(operator, operands[0])
-            case "cdiv":
-                return call("_cdiv", *operands)
-            case "cast":
-                target = op.attrs["dtype"]
-                convert = "bool" if target.name == "bool" else "float" if target.is_float else "int"
-                return call(convert, operands[0])
-            case "math":
-                fn = op.attrs["fn"]
-                return call(PYTHON_MATH.get(fn, f"math.{fn}"), *operands)
-            case "where":
-                return Expr(f"({operands[1]} if {operands[0]} else {operands[2]})", 15)
-        raise CodegenError(f"`{op.kind}` cannot be computed at launch", op.span)
+        rule = LAUNCH.get(op.kind)
+        if rule is None:
+            self.operands(op)  # an operand that is no launch value is what to report first
+            raise CodegenError(f"`{op.kind}` cannot be computed at launch", op.span)
+        return rule(self, value, op)
+
+    def operands(self, op: ir.Op) -> list[Expr]:
+        return [self.of(v) for v in op.operands]
+
+
+# ---- launch values: the Python form of each IR op kind (argus.dsl.ops.IR_OPS) ------------------------------
+# LAUNCH: (host, value, op) -> Expr; NOT_AT_LAUNCH: kinds a launch value is never computed by, and why.
+LAUNCH: dict[str, Callable[[HostExpressions, ir.Value, ir.Op], Expr]] = {}
+
+
+def launch_rule(*kinds: str):
+    def register(rule):
+        for kind in kinds:
+            assert kind not in LAUNCH, f"two launch rules for {kind}"
+            LAUNCH[kind] = rule
+        return rule
+
+    return register
+
+
+@launch_rule(*DATA_FACTS)
+def launch_data_fact(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    """A data fact: checked when the launcher is given the tensor (runtime.py's `_partition`, ...)."""
+    bounds = [host.of(v) for v in op.operands[1:]]
+    return call(f"_{op.kind}", atom(host.tensors[op.operands[0].id]), *bounds)
+
+
+@launch_rule("const")
+def launch_const(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    if op.attrs.get("expr"):
+        return Expr(re.sub(r"\bcdiv\(", "_cdiv(", op.attrs["expr"]), 14)
+    return literal(op.attrs["value"])
+
+
+@launch_rule("binary", "compare")
+def launch_binary(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    operands = host.operands(op)
+    operator = op.attrs["op"]
+    if isinstance(value.type, ScalarT) and value.type.dtype.name == "bool" and operator in ("&", "|"):
+        operator = "and" if operator == "&" else "or"
+    return binary(operands[0], operator, operands[1])
+
+
+@launch_rule("unary")
+def launch_unary(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    operands = host.operands(op)
+    operator = op.attrs["op"]
+    if operator == "~" and value.type.dtype.name == "bool":
+        operator = "not"
+    return unary(operator, operands[0])
+
+
+@launch_rule("cdiv")
+def launch_cdiv(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    return call("_cdiv", *host.operands(op))
+
+
+@launch_rule("cast")
+def launch_cast(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    operands = host.operands(op)
+    target = op.attrs["dtype"]
+    convert = "bool" if target.name == "bool" else "float" if target.is_float else "int"
+    return call(convert, operands[0])
+
+
+@launch_rule("math")
+def launch_math(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    operands = host.operands(op)
+    return LAUNCH_MATH[op.attrs["fn"]](operands)
+
+
+@launch_rule("where")
+def launch_where(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
+    operands = host.operands(op)
+    return Expr(f"({operands[1]} if {operands[0]} else {operands[2]})", 15)
+
+
+def python_function(name: str) -> Callable[[list[Expr]], Expr]:
+    return lambda operands: call(name, *operands)
+
+
+def python_rsqrt(operands: list[Expr]) -> Expr:
+    return binary(atom("1"), "/", call("math.sqrt", *operands))
+
+
+def python_sigmoid(operands: list[Expr]) -> Expr:
+    return binary(atom("1"), "/", binary(atom("1"), "+", call("math.exp", unary("-", operands[0]))))
+
+
+# The Python form of each math built-in (by its `fn`) in a launch value; Python's math has no rsqrt or sigmoid.
+LAUNCH_MATH: dict[str, Callable[[list[Expr]], Expr]] = {
+    **{name: python_function(f"math.{name}") for name in sorted(FLOAT_MATH - {"rsqrt", "sigmoid"})},
+    "rsqrt": python_rsqrt,
+    "sigmoid": python_sigmoid,
+    **{name: python_function(python) for name, python in PYTHON_MATH.items()},
+}
+NOT_AT_LAUNCH = {
+    **dict.fromkeys(("program_id", "num_programs"), "a program's value: the launch is before any program runs"),
+    **dict.fromkeys(
+        ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "dot"),
+        "a tile: launch values are scalars",
+    ),
+    **dict.fromkeys(("load", "store", "atomic_add"), "memory: the launcher reads no tensor but through a data fact"),
+    **dict.fromkeys(
+        ("hint", "tag", "assert_tag", "tag_read", "assert", "invariant"), "a kernel-body statement or claim"
+    ),
+    **dict.fromkeys(("for", "if"), "control flow: launch values are straight-line expressions"),
+}
 
 
 def launch_function(kernel: ir.KernelIR, function: str) -> Lines:

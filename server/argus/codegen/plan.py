@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from argus.dsl import ir
 
 SIDE_EFFECTS = {"store", "atomic_add"}
+DATA_FACTS = ("partition", "in_range", "permutation")  # ops of `requires` that speak of a tensor's contents
 PROOF_ONLY = {"tag_read", "assert_tag", "assert", "invariant"}  # proved statically, nothing to run
 PURE = {
     "const",

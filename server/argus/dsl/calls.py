@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Callable
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, INPUT_PRECISIONS, METHODS
+from argus.dsl.builtins import INPUT_PRECISIONS
 from argus.dsl.evaluate import cdiv
+from argus.dsl.ops import BUILTINS, FLOAT_MATH, METHODS, REDUCTIONS
 from argus.dsl.scope import ERROR, Ref, V
 from argus.dsl.shapes import broadcast, fits, is_power_of_two, result_dtype
 from argus.dsl.spans import Span
@@ -30,9 +32,6 @@ from argus.dsl.types import (
     shape_text,
 )
 
-FLOAT_MATH = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "tanh", "erf", "sin", "cos"}
-REDUCTIONS = {"sum", "max", "min", "argmax", "argmin"}
-
 
 def narrows(source, target) -> bool:
     """Whether converting source to target can lose information."""
@@ -43,6 +42,23 @@ def narrows(source, target) -> bool:
     if source.is_float == target.is_float:
         return target.bits < source.bits
     return target.bits <= source.bits  # an integer into a float with no more bits than it has
+
+
+# The type rule of each built-in (argus.dsl.ops.BUILTINS): the analyzer method that checks a call's arguments,
+# types its result and emits its IR op, called as rule(analyzer, call, name).
+TYPE_RULES: dict[str, Callable[..., V]] = {}
+
+
+def type_rule(*names: str):
+    """Register the decorated analyzer method as the type rule of the built-ins `names`."""
+
+    def register(rule: Callable[..., V]) -> Callable[..., V]:
+        for name in names:
+            assert name not in TYPE_RULES, f"two type rules for {name}"
+            TYPE_RULES[name] = rule
+        return rule
+
+    return register
 
 
 class CallsMixin:
@@ -152,14 +168,7 @@ class CallsMixin:
             hint = f"; did you mean `{close[0]}`?" if close else ""
             return self.error("AR103", e.func.span, f"unknown function `{name}`{hint}", name=name)
         self.symbols.append(self.builtin_symbol(e.func))
-        handler = getattr(self, f"call_{name}", None)
-        if handler is None:
-            if name in FLOAT_MATH or name == "abs":
-                return self.call_math(e, name)
-            if name in REDUCTIONS:
-                return self.call_reduce(e, name)
-            return self.error("AR216", e.span, f"{name}(...) is only allowed as the iterable of a `for` loop")
-        return handler(e)
+        return TYPE_RULES[name](self, e, name)
 
     def builtin_symbol(self, name: ast.Name):
         from argus.dsl.kernel_analysis import SymbolUse
@@ -168,8 +177,13 @@ class CallsMixin:
 
     def method(self, e: ast.Call) -> V:
         func = e.func
-        if func.attr != "to":
+        if func.attr not in METHODS:
             return self.error("AR103", func.attr_span, f"unknown method `.{func.attr}`; tiles have `.to(dtype)`")
+        return TYPE_RULES[func.attr](self, e, func.attr)
+
+    @type_rule("to")
+    def call_to(self, e: ast.Call, name: str) -> V:
+        func = e.func
         x = self.value_arg(func.value)
         args = self.bind_args(e, ["dtype"], 1)
         if args is None or isinstance(x.type, ErrorT):
@@ -182,6 +196,11 @@ class CallsMixin:
         if x.type.dtype == dtype:
             return V(result_type if isinstance(x.type, TileT) else ScalarT(dtype, x.const), x.value, span=span)
         return V(result_type, self.emit("cast", [x.value], result_type, span, dtype=dtype), span=span)
+
+    @type_rule("range", "static_range")
+    def call_loop_iterable(self, e: ast.Call, name: str) -> V:
+        """Typed by the `for` statement (KernelAnalyzer.for_loop); anywhere else it is an error."""
+        return self.error("AR216", e.span, f"{name}(...) is only allowed as the iterable of a `for` loop")
 
     # ---- programs and creation ------------------------------------------------------------------
     def program_axis(self, e: ast.Call) -> int | None:
@@ -200,19 +219,22 @@ class CallsMixin:
             return None
         return axis
 
-    def call_program_id(self, e: ast.Call) -> V:
+    @type_rule("program_id")
+    def call_program_id(self, e: ast.Call, name: str) -> V:
         axis = self.program_axis(e)
         if axis is None:
             return ERROR
         return V(ScalarT(I32), self.emit("program_id", [], ScalarT(I32), e.span, axis=axis), span=e.span)
 
-    def call_num_programs(self, e: ast.Call) -> V:
+    @type_rule("num_programs")
+    def call_num_programs(self, e: ast.Call, name: str) -> V:
         axis = self.program_axis(e)
         if axis is None:
             return ERROR
         return V(ScalarT(I32), self.emit("num_programs", [], ScalarT(I32), e.span, axis=axis), span=e.span)
 
-    def call_arange(self, e: ast.Call) -> V:
+    @type_rule("arange")
+    def call_arange(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["n"], 1)
         if args is None:
             return ERROR
@@ -225,7 +247,8 @@ class CallsMixin:
         result_type = TileT(I32, (Dim(n, label),))
         return V(result_type, self.emit("arange", [], result_type, e.span, n=n, n_expr=source), span=e.span)
 
-    def call_zeros(self, e: ast.Call) -> V:
+    @type_rule("zeros")
+    def call_zeros(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["shape", "dtype"], 1)
         if args is None:
             return ERROR
@@ -237,7 +260,8 @@ class CallsMixin:
         attrs = {"shape": shape, "dtype": dtype, "shape_exprs": sources}
         return V(result_type, self.emit("zeros", [], result_type, e.span, **attrs), span=e.span)
 
-    def call_full(self, e: ast.Call) -> V:
+    @type_rule("full")
+    def call_full(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["shape", "value", "dtype"], 3)
         if args is None:
             return ERROR
@@ -367,7 +391,8 @@ class CallsMixin:
             )
         return v.value
 
-    def call_load(self, e: ast.Call) -> V:
+    @type_rule("load")
+    def call_load(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["ref", "mask", "other"], 1)
         if args is None:
             return ERROR
@@ -398,7 +423,8 @@ class CallsMixin:
         result_type = TileT(dtype, ref.shape) if ref.shape else ScalarT(dtype)
         return V(result_type, self.emit("load", operands, result_type, e.span, **attrs), span=e.span)
 
-    def call_store(self, e: ast.Call, kind: str = "store") -> V:
+    @type_rule("store", "atomic_add")
+    def call_store(self, e: ast.Call, kind: str) -> V:
         args = self.bind_args(e, ["ref", "value", "mask"], 2)
         if args is None:
             return ERROR
@@ -442,11 +468,9 @@ class CallsMixin:
         self.emit(kind, operands, None, e.span, **attrs)
         return V(NoneT(), span=e.span)
 
-    def call_atomic_add(self, e: ast.Call) -> V:
-        return self.call_store(e, "atomic_add")
-
     # ---- math -----------------------------------------------------------------------------------
-    def call_dot(self, e: ast.Call) -> V:
+    @type_rule("dot")
+    def call_dot(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["a", "b", "acc", "input_precision", "out_dtype"], 2)
         if args is None:
             return ERROR
@@ -518,6 +542,7 @@ class CallsMixin:
         attrs = {"input_precision": precision, "precision_constant": constant, "out_dtype": out_dtype}
         return V(result_type, self.emit("dot", operands, result_type, e.span, **attrs), span=e.span)
 
+    @type_rule(*FLOAT_MATH, "abs")
     def call_math(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x"], 1)
         if args is None:
@@ -535,7 +560,8 @@ class CallsMixin:
         result_type = TileT(x.type.dtype, x.type.shape) if isinstance(x.type, TileT) else ScalarT(x.type.dtype)
         return V(result_type, self.emit("math", [x.value], result_type, e.span, fn=name), span=e.span)
 
-    def call_maximum(self, e: ast.Call, name: str = "maximum") -> V:
+    @type_rule("maximum", "minimum")
+    def call_maximum(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["a", "b"], 2)
         if args is None:
             return ERROR
@@ -549,10 +575,8 @@ class CallsMixin:
         result_type = self.make_type(dtype, shape)
         return V(result_type, self.emit("math", [a.value, b.value], result_type, e.span, fn=name), span=e.span)
 
-    def call_minimum(self, e: ast.Call) -> V:
-        return self.call_maximum(e, "minimum")
-
-    def call_where(self, e: ast.Call) -> V:
+    @type_rule("where")
+    def call_where(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["cond", "a", "b"], 3)
         if args is None:
             return ERROR
@@ -571,7 +595,8 @@ class CallsMixin:
         result_type = self.make_type(dtype, shape)
         return V(result_type, self.emit("where", [c.value, a.value, b.value], result_type, e.span), span=e.span)
 
-    def call_cdiv(self, e: ast.Call) -> V:
+    @type_rule("cdiv")
+    def call_cdiv(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["a", "b"], 2)
         if args is None:
             return ERROR
@@ -590,6 +615,7 @@ class CallsMixin:
         result_type = ScalarT(result_dtype(a.type.dtype, a.type.weak, b.type.dtype, b.type.weak))
         return V(result_type, self.emit("cdiv", [a.value, b.value], result_type, e.span), span=e.span)
 
+    @type_rule(*REDUCTIONS)
     def call_reduce(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x", "axis", "keep_dims"], 2)
         if args is None:
@@ -622,7 +648,8 @@ class CallsMixin:
         return V(result_type, self.emit("reduce", [x.value], result_type, e.span, **attrs), span=e.span)
 
     # ---- shapes and dtypes ----------------------------------------------------------------------
-    def call_cast(self, e: ast.Call) -> V:
+    @type_rule("cast")
+    def call_cast(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x", "dtype"], 2)
         if args is None:
             return ERROR
@@ -632,7 +659,8 @@ class CallsMixin:
             return ERROR
         return self.cast(x, dtype, e.span)
 
-    def call_reshape(self, e: ast.Call) -> V:
+    @type_rule("reshape")
+    def call_reshape(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x", "shape"], 2)
         if args is None:
             return ERROR
@@ -653,7 +681,8 @@ class CallsMixin:
         op_value = self.emit("reshape", [x.value], result_type, e.span, shape=shape, shape_exprs=sources)
         return V(result_type, op_value, span=e.span)
 
-    def call_broadcast_to(self, e: ast.Call) -> V:
+    @type_rule("broadcast_to")
+    def call_broadcast_to(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x", "shape"], 2)
         if args is None:
             return ERROR
@@ -669,7 +698,8 @@ class CallsMixin:
         op_value = self.emit("broadcast_to", [x.value], result_type, e.span, shape=shape, shape_exprs=sources)
         return V(result_type, op_value, span=e.span)
 
-    def call_trans(self, e: ast.Call) -> V:
+    @type_rule("trans")
+    def call_trans(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x"], 1)
         if args is None:
             return ERROR
@@ -681,7 +711,8 @@ class CallsMixin:
         result_type = TileT(x.type.dtype, (x.type.shape[1], x.type.shape[0]))
         return V(result_type, self.emit("trans", [x.value], result_type, e.span), span=e.span)
 
-    def call_multiple_of(self, e: ast.Call, name: str = "multiple_of") -> V:
+    @type_rule("multiple_of", "max_contiguous")
+    def call_multiple_of(self, e: ast.Call, name: str) -> V:
         args = self.bind_args(e, ["x", "n"], 2)
         if args is None:
             return ERROR
@@ -693,9 +724,6 @@ class CallsMixin:
             return self.error("AR204", args["x"].span, f"{name} takes integers, not {x.type.dtype}")
         result_type = x.type
         return V(result_type, self.emit("hint", [x.value], result_type, e.span, fn=name, n=n), span=e.span)
-
-    def call_max_contiguous(self, e: ast.Call) -> V:
-        return self.call_multiple_of(e, "max_contiguous")
 
     # ---- tags -----------------------------------------------------------------------------------
     def tag_values(self, e: ast.Call) -> tuple[V, list[str], list[ir.Value]] | None:
@@ -717,7 +745,8 @@ class CallsMixin:
             return None
         return x, names, values
 
-    def call_tag(self, e: ast.Call) -> V:
+    @type_rule("tag")
+    def call_tag(self, e: ast.Call, name: str) -> V:
         parts = self.tag_values(e)
         if parts is None:
             return ERROR
@@ -730,11 +759,13 @@ class CallsMixin:
                 self.bind(e.args[0], tagged)
         return tagged
 
-    def call_partition(self, e: ast.Call) -> V:
+    @type_rule("partition")
+    def call_partition(self, e: ast.Call, name: str) -> V:
         """A data fact: `requires partition(offsets, M)` (offsets[0] == 0 <= ... <= offsets[last] == M)."""
         return self.tensor_count_fact(e, "partition")
 
-    def call_in_range(self, e: ast.Call) -> V:
+    @type_rule("in_range")
+    def call_in_range(self, e: ast.Call, name: str) -> V:
         """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V)."""
         if not self.in_requires:
             return self.error("AR216", e.span, "in_range(T, lo, hi) states a data fact and belongs in `requires`")
@@ -755,7 +786,8 @@ class CallsMixin:
             result_type, self.emit("in_range", [tensor.value, lo.value, hi.value], result_type, e.span), span=e.span
         )
 
-    def call_permutation(self, e: ast.Call) -> V:
+    @type_rule("permutation")
+    def call_permutation(self, e: ast.Call, name: str) -> V:
         """A data fact: `requires permutation(sorted_ids, R)` (each of 0..R-1 once, the other elements >= R)."""
         return self.tensor_count_fact(e, "permutation")
 
@@ -777,7 +809,8 @@ class CallsMixin:
         result_type = ScalarT(BOOL)
         return V(result_type, self.emit(fact, [tensor.value, n.value], result_type, e.span), span=e.span)
 
-    def call_assert_tag(self, e: ast.Call) -> V:
+    @type_rule("assert_tag")
+    def call_assert_tag(self, e: ast.Call, name: str) -> V:
         if not e.keywords and len(e.args) == 1:
             self.assertion("assert", e.args[0], e.span)
             return V(NoneT(), span=e.span)

@@ -1,24 +1,7 @@
 """The tile IR: typed SSA values, ops with structured control flow (for, if), one kernel per KernelIR.
 
-Op kinds and their operands (attrs in brackets):
-  const [value]                      size [name]                     param [name]
-  program_id [axis]                  num_programs [axis]             arange [n]
-  zeros [shape, dtype]               full(value) [shape, dtype]
-  binary(a, b) [op]                  unary(a) [op]                   compare(a, b) [op]
-  math(x...) [fn]                    where(c, a, b)                  cast(x) [dtype]
-  expand_dims(x) [axes]              reshape(x) [shape]              broadcast_to(x) [shape]
-  trans(x)                           reduce(x) [fn, axis, keep_dims] cdiv(a, b)
-  dot(a, b[, acc]) [input_precision, precision_constant (a string tile constant's name, or None), out_dtype]
-  load(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]
-  store(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
-  atomic_add(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]
-  hint(x) [fn, n]                    tag(x, v...) [names]            assert_tag(x, v...) [names]
-  tag_read(x) [name]                 assert(cond)                    invariant(cond)
-  partition(tensor, n): a data fact in `requires` (tensor holds the cut points of 0..n)
-  in_range(tensor, lo, hi): a data fact in `requires` (every element of tensor lies in lo <= x < hi)
-  permutation(tensor, n): a data fact in `requires` (each of 0..n-1 occurs once in tensor, the rest >= n)
-  for(start, stop, step, init...) [var, static, carried]  regions: body(args: iv, carried...)
-  if(cond) [names]                   regions: then, else; each yields the results
+Op kinds, their operands and attrs: argus.dsl.ops.IR_OPS declares each one (and the built-ins that lower
+to them).
 Indices and masks of memory ops are already broadcast-compatible with the access tile, so code
 generation and verification never re-derive the outer-product rule.
 """

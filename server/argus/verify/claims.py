@@ -6,6 +6,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
+from argus.verify.rules import rule
 from argus.verify.terms import (
     COORDS,
     move_coords,
@@ -17,34 +18,12 @@ from argus.verify.values import coord_list, coord_ranges
 class ClaimsMixin:
     """Evaluator ops for what a kernel claims: tags, assertions, invariants, hints (mixed into Evaluator)."""
 
+    @rule("hint")
     def op_hint(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         n, fn = op.attrs["n"], op.attrs["fn"]
         term = self.int_term(x)
-        if fn == "multiple_of":
-            # Triton's reading (its axis info's divisibility): the first value of every run of consecutive values
-            # along the last axis is a multiple of n, so `multiple_of(pid * BM + arange(BM), BM)` holds; values
-            # that are not consecutive (`arange(B) * 4`) are each a run of one, so each must be a multiple
-            multiple = trunc_mod(term, z3.IntVal(n), self.nonnegative) == 0
-            last = len(x.shape) - 1
-            if last < 0:
-                goal = multiple
-            else:
-                before = move_coords(term, {last: COORDS[last] - 1})
-                starts_a_run = z3.Or(COORDS[last] == 0, before + 1 != term)
-                goal = z3.Implies(starts_a_run, multiple)
-            ranges = coord_ranges(x.shape)
-            claim = f"multiple_of(x, {n}): each run of consecutive values starts at a multiple of {n}"
-        else:
-            last = len(x.shape) - 1
-            if last < 0:
-                goal, ranges = z3.BoolVal(True), []
-            else:
-                nxt = move_coords(term, {last: COORDS[last] + 1})
-                inside = z3.And(trunc_mod(COORDS[last], z3.IntVal(n)) != n - 1, COORDS[last] + 1 < x.shape[last])
-                goal = z3.Implies(inside, nxt == term + 1)
-                ranges = coord_ranges(x.shape)
-            claim = f"max_contiguous(x, {n}): runs of {n} consecutive values"
+        goal, ranges, claim = HINT_GOALS[fn](term, x.shape, n, self.nonnegative)
         self.emit(
             Obligation(
                 "hint",
@@ -63,6 +42,7 @@ class ClaimsMixin:
 
     # shapes --------------------------------------------------------------------------------------
 
+    @rule("tag")
     def op_tag(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         tags = dict(x.tags)
@@ -70,6 +50,7 @@ class ClaimsMixin:
             tags[name] = self.int_term(self.get(value))
         self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid, x.lanes))
 
+    @rule("tag_read")
     def op_tag_read(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         name = op.attrs["name"]
@@ -92,6 +73,7 @@ class ClaimsMixin:
         )
         self.result(op, Sym((), self.shared.fresh(f"missing tag {name}")))
 
+    @rule("assert_tag")
     def op_assert_tag(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         what = op.operands[0].name or "the value"
@@ -124,6 +106,7 @@ class ClaimsMixin:
                 )
             )
 
+    @rule("assert")
     def op_assert(self, op: ir.Op, context: Context) -> None:
         cond = self.get(op.operands[0])
         self.emit(
@@ -142,6 +125,7 @@ class ClaimsMixin:
             )
         )
 
+    @rule("invariant")
     def op_invariant(self, op: ir.Op, context: Context) -> Context:
         cond = self.get(op.operands[0])
         term = self.bool_term(cond)
@@ -173,3 +157,37 @@ def tag_reads(op: ir.Op, evaluator) -> list[tuple[str, z3.ExprRef]]:
             continue
         stack.extend(value.op.operands)
     return shown
+
+
+def multiple_of_goal(term: z3.ArithRef, shape: tuple[int, ...], n: int, nonnegative) -> tuple:
+    """Triton's reading (its axis info's divisibility): the first value of every run of consecutive values along
+    the last axis is a multiple of n, so `multiple_of(pid * BM + arange(BM), BM)` holds; values that are not
+    consecutive (`arange(B) * 4`) are each a run of one, so each must be a multiple."""
+    multiple = trunc_mod(term, z3.IntVal(n), nonnegative) == 0
+    last = len(shape) - 1
+    if last < 0:
+        goal = multiple
+    else:
+        before = move_coords(term, {last: COORDS[last] - 1})
+        starts_a_run = z3.Or(COORDS[last] == 0, before + 1 != term)
+        goal = z3.Implies(starts_a_run, multiple)
+    claim = f"multiple_of(x, {n}): each run of consecutive values starts at a multiple of {n}"
+    return goal, coord_ranges(shape), claim
+
+
+def max_contiguous_goal(term: z3.ArithRef, shape: tuple[int, ...], n: int, nonnegative) -> tuple:
+    """Runs of n consecutive values along the last axis."""
+    last = len(shape) - 1
+    if last < 0:
+        goal, ranges = z3.BoolVal(True), []
+    else:
+        nxt = move_coords(term, {last: COORDS[last] + 1})
+        inside = z3.And(trunc_mod(COORDS[last], z3.IntVal(n)) != n - 1, COORDS[last] + 1 < shape[last])
+        goal = z3.Implies(inside, nxt == term + 1)
+        ranges = coord_ranges(shape)
+    return goal, ranges, f"max_contiguous(x, {n}): runs of {n} consecutive values"
+
+
+# The verifier's rule for each hint built-in (the `fn` of a hint op): (term, shape, n, nonnegative) ->
+# (the goal, the element ranges it is asked over, the claim as the message says it).
+HINT_GOALS = {"multiple_of": multiple_of_goal, "max_contiguous": max_contiguous_goal}

@@ -8,6 +8,7 @@ from argus.dsl import ir
 from argus.verify.claims import tag_reads
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
+from argus.verify.rules import rule
 from argus.verify.terms import (
     free_names,
     is_nonnegative,
@@ -31,6 +32,7 @@ class ControlFlowMixin:
 
     zero_trips: dict[int, ZeroTrip]  # a loop's "runs no iteration" condition (by z3 id) -> the loop, for AR314
 
+    @rule("for")
     def op_for(self, op: ir.Op, context: Context) -> None:
         start, stop, step = (self.int_term(self.get(v)) for v in op.operands[:3])
         step = folded(step)
@@ -293,6 +295,7 @@ class ControlFlowMixin:
                 )
             )
 
+    @rule("if")
     def op_if(self, op: ir.Op, context: Context) -> None:
         cond = self.bool_term(self.get(op.operands[0])) if op.operands else self.shared.fresh("if", "bool")
         then_block, else_block = op.regions

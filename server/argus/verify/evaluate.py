@@ -25,6 +25,7 @@ from argus.verify.memory import MemoryMixin
 from argus.verify.model import Access, Context, Contraction, Entry, Key, Loop, Obligation, Sym
 from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const, known, move
 from argus.verify.padding_checks import PaddingMixin
+from argus.verify.rules import RULES, UNSUPPORTED, rule
 from argus.verify.shared import Shared
 from argus.verify.terms import (
     COORD_NAMES,
@@ -156,15 +157,17 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         return context
 
     def op(self, op: ir.Op, context: Context) -> Context:
-        handler = getattr(self, f"op_{op.kind}", None)
+        handler = RULES.get(op.kind)
         if handler is None:
-            raise Unsupported(f"op `{op.kind}` at line {op.span.line + 1}")
-        result = handler(op, context)
+            reason = UNSUPPORTED.get(op.kind)
+            raise Unsupported(f"op `{op.kind}` at line {op.span.line + 1}" + (f": {reason}" if reason else ""))
+        result = handler(self, op, context)
         return result if isinstance(result, Context) else context
 
     def result(self, op: ir.Op, sym: Sym) -> None:
         self.set(op.result, sym, op.span)
 
+    @rule("const")
     def op_const(self, op: ir.Op, context: Context) -> None:
         value = op.attrs["value"]
         if isinstance(value, bool):
@@ -176,21 +179,26 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         lanes = Leaf(const(float(value))) if isinstance(value, float) else None
         self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
 
+    @rule("program_id")
     def op_program_id(self, op: ir.Op, context: Context) -> None:
         self.result(op, Sym((), self.program[op.attrs["axis"]]))
 
+    @rule("num_programs")
     def op_num_programs(self, op: ir.Op, context: Context) -> None:
         self.result(op, Sym((), self.int_term(self.get(self.kernel.grid[op.attrs["axis"]]))))
 
+    @rule("arange")
     def op_arange(self, op: ir.Op, context: Context) -> None:
         self.result(op, Sym((op.attrs["n"],), COORDS[0]))
 
+    @rule("zeros")
     def op_zeros(self, op: ir.Op, context: Context) -> None:
         dtype = op.attrs["dtype"]
         term = z3.BoolVal(False) if dtype.kind == "bool" else z3.IntVal(0) if dtype.is_integer else None
         lanes = None if dtype.is_integer else Leaf(const(0.0))
         self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
 
+    @rule("full")
     def op_full(self, op: ir.Op, context: Context) -> None:
         value = self.get(op.operands[0])
         integer = op.attrs["dtype"].is_integer
@@ -263,6 +271,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         shape = shape_of(op.result.type)
         return [self.aligned(self.get(v), shape) for v in op.operands]
 
+    @rule("binary")
     def op_binary(self, op: ir.Op, context: Context) -> None:
         a, b = self.operands(op)
         name = op.attrs["op"]
@@ -283,6 +292,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             self.division(op, a, b, context)
         self.elementwise(op, [a, b], term, context, lambda: self.combined([a, b], BINARY.get(name)))
 
+    @rule("unary")
     def op_unary(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
         name = op.attrs["op"]
@@ -300,6 +310,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = x.term == 0
         self.elementwise(op, [x], term, context, lambda: self.combined([x], UNARY.get(name)))
 
+    @rule("compare")
     def op_compare(self, op: ir.Op, context: Context) -> None:
         a, b = self.operands(op)
         term = None
@@ -312,6 +323,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             term = self.shared.fresh("comparison", "bool")
         self.elementwise(op, [a, b], term, context)
 
+    @rule("math")
     def op_math(self, op: ir.Op, context: Context) -> None:
         xs = self.operands(op)
         fn = op.attrs["fn"]
@@ -327,6 +339,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             self.accumulation(op, "max" if fn == "maximum" else "min", xs, context)
         self.elementwise(op, xs, term, context, lambda: self.combined(xs, MATH.get(fn)))
 
+    @rule("where")
     def op_where(self, op: ir.Op, context: Context) -> None:
         c, a, b = self.operands(op)
         term = None
@@ -337,6 +350,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
                 term = z3.If(self.bool_term(c), self.int_term(a), self.int_term(b))
         self.elementwise(op, [c, a, b], term, context, lambda: self.chosen(c, a, b))
 
+    @rule("cast")
     def op_cast(self, op: ir.Op, context: Context) -> None:
         (x,) = self.operands(op)
         target = op.attrs["dtype"]
@@ -359,6 +373,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         lanes = move(x.lanes, mapping, known(x.valid, valid))
         self.result(op, Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), valid, lanes))
 
+    @rule("expand_dims")
     def op_expand_dims(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         shape = shape_of(op.result.type)
@@ -366,13 +381,16 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         kept = [k for k in range(len(shape)) if k not in added]
         self.moved(op, x, {old: COORDS[new] for old, new in enumerate(kept)}, shape)
 
+    @rule("trans")
     def op_trans(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         self.moved(op, x, {0: COORDS[1], 1: COORDS[0]}, shape_of(op.result.type))
 
+    @rule("broadcast_to")
     def op_broadcast_to(self, op: ir.Op, context: Context) -> None:
         self.result(op, self.aligned(self.get(op.operands[0]), shape_of(op.result.type)))
 
+    @rule("reshape")
     def op_reshape(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         shape = shape_of(op.result.type)
@@ -385,6 +403,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             stride *= x.shape[k]
         self.moved(op, x, mapping, shape)
 
+    @rule("reduce")
     def op_reduce(self, op: ir.Op, context: Context) -> None:
         x = self.get(op.operands[0])
         self.reduce_padding(op, x, context)
@@ -404,11 +423,13 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         lanes = None if term is not None else self.reduced_lanes(x, axis, op.attrs["fn"], mapping)
         self.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))
 
+    @rule("cdiv")
     def op_cdiv(self, op: ir.Op, context: Context) -> None:
         a, b = (self.get(v) for v in op.operands)
         self.result(op, Sym((), ceil_div(self.int_term(a), self.int_term(b), self.nonnegative)))
 
     # dot -----------------------------------------------------------------------------------------
+    @rule("dot")
     def op_dot(self, op: ir.Op, context: Context) -> None:
         a, b = self.get(op.operands[0]), self.get(op.operands[1])
         rank = len(a.shape)

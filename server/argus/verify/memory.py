@@ -7,6 +7,7 @@ import z3
 from argus.dsl import ir
 from argus.verify.facts import Partition, Permutation, Range
 from argus.verify.model import Access, Context, Entry, Obligation, Sym
+from argus.verify.rules import rule
 from argus.verify.terms import (
     move_coords,
 )
@@ -67,6 +68,7 @@ class MemoryMixin:
             )
         )
 
+    @rule("load")
     def op_load(self, op: ir.Op, context: Context) -> None:
         access = self.access(op, context)
         parts = ir.memory_access(op)
@@ -97,14 +99,17 @@ class MemoryMixin:
             lanes = self.loaded(op, access.mask, other)
         self.result(op, Sym(access.shape, term, layout, tags, valid, lanes))
 
+    @rule("store")
     def op_store(self, op: ir.Op, context: Context) -> None:
         self.access(op, context)
 
+    @rule("atomic_add")
     def op_atomic_add(self, op: ir.Op, context: Context) -> None:
         self.access(op, context)
 
     # tags ----------------------------------------------------------------------------------------
 
+    @rule("partition")
     def op_partition(self, op: ir.Op, context: Context) -> None:
         param = self.shared.tensors[op.operands[0].id]
         total = self.int_term(self.get(op.operands[1]))
@@ -112,6 +117,7 @@ class MemoryMixin:
         self.shared.facts.partitions[param.name] = Partition(function, total, self.shared.dims(param)[0])
         self.result(op, Sym((), z3.BoolVal(True)))
 
+    @rule("in_range")
     def op_in_range(self, op: ir.Op, context: Context) -> None:
         param = self.shared.tensors[op.operands[0].id]
         lo, hi = (self.int_term(self.get(v)) for v in op.operands[1:])
@@ -120,6 +126,7 @@ class MemoryMixin:
         self.shared.facts.ranges.setdefault(param.name, []).append(Range(function, lo, hi, dims))
         self.result(op, Sym((), z3.BoolVal(True)))
 
+    @rule("permutation")
     def op_permutation(self, op: ir.Op, context: Context) -> None:
         param = self.shared.tensors[op.operands[0].id]
         total = self.int_term(self.get(op.operands[1]))
