@@ -53,5 +53,5 @@ async def test_a_skill_measured_only_on_spilling_f16_kernels_claims_nothing_once
 
     after = await more_warps_title(vscode, uri)
     assert "(not measured for f16 dots, K-major A, no trans, compute-bound, no spills, accumulator 128 or more" in after
-    assert after.endswith("registers a thread together)"), after
+    assert after.endswith("registers a thread, a grid of a wave or more together)"), after
     assert "×" not in after
