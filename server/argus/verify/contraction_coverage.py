@@ -17,6 +17,10 @@ dot beside the loop's) are alternatives. A refuted guess is checked as coverage'
 with the witness's sizes, element and K index as numbers, "some program, iteration and lane reads k into x"
 is a linear query; unsatisfiable makes the diagnostic an error, a reader found makes it AR312.
 
+The common K loop (`range(0, K, BK)` over `k0 + arange(BK)`, masked by `rk < K` or not at all, the output's
+only write) is not inverted: its K half holds by its terms (k_part_holds), so the claim is the output's AR304,
+proved with it; built and decided as above only when that AR304 is not proved.
+
 Not checked: an output with an axis that no operand's rows or columns index (a split-K workspace
 `P[ks, m, n]` holds one slice's partial sum: its K range is the slice's), a value no dot inside a loop
 contributes to (a single dot over a whole tile), and a dot whose contracted index the evaluator did not record.
@@ -45,6 +49,8 @@ class ContractionCoverageObligation(Obligation):
     tensor: str = ""
     confirmed_message: str = ""
     dots: list = field(default_factory=list)  # the dots' spans: a refuted AR310 there suppresses this (kernel.echo)
+    covers: str = ""  # the output whose proved AR304 proves this claim too (`implied`); "" when it is built
+    build: object = None  # with `covers`: makes the claim itself, for when that AR304 is not proved
 
 
 def stored_dots(kernel: ir.KernelIR) -> set[int]:
@@ -84,8 +90,98 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
         for k, group in groups.items():
             if any(len(c.loops) > len(write.context.loops) for _, c, _ in group):
                 extent, label = extents[k]
-                obligations.append(reaches(first, write, group, extent, label, grid))
+                args = (first, write, group, extent, label, grid)
+                if sole_write(first, write, params) and any(k_part_holds(write, c, key, extent) for _, c, key in group):
+                    obligations.append(implied(*args))
+                else:
+                    obligations.append(reaches(*args))
     return obligations
+
+
+def sole_write(first, write: Access, params) -> bool:
+    """`write` is the only store or atomic_add of its output, over the output's whole extent: AR304's claim
+    for the output is then "some program, iteration and element of `write` writes x", AR316's first half."""
+    writes = [a for a in first.accesses if a.tensor == write.tensor and a.kind in ("store", "atomic_add")]
+    dims = first.shared.dims(params[write.tensor]) if write.tensor in params else None
+    return (
+        writes == [write]
+        and dims is not None
+        and len(dims) == len(write.dims)
+        and all(a.eq(b) for a, b in zip(dims, write.dims, strict=True))
+    )
+
+
+def k_part_holds(write: Access, c: Contraction, key: tuple[str, int], extent: z3.ArithRef) -> bool:
+    """AR316's K half, read off the terms: whichever program, iteration and element of `write` writes x, every
+    0 <= k < K is read unmasked by the dot's iteration n = k // BK and lane k % BK. It holds when the dot sits
+    in one loop inside the write's, `range(0, K, BK)` with BK the dot's K lanes (n * BK <= k < K, so the
+    iteration runs and its range fact `0 <= k0 < K, k0 % BK == 0` holds), the contracted index is `k0 + kk`
+    (so it is k), each operand mask's conjunct is `k0 + kk < K` (true at k) or one of the write's mask's (true
+    where the write writes x), and each condition the dot runs under is the loop's range or one the write
+    runs under. coverage.Guess then solves the K lane exactly as said (the largest coefficient, BK of n,
+    takes k // BK), so AR316's constructed claim is AR304's for the write and K conjuncts that always hold:
+    one is proved exactly when the other is (kernel.verify_kernel decides AR304 first)."""
+    loops = write.context.loops
+    if len(c.loops) != len(loops) + 1:
+        return False
+    loop = c.loops[-1]
+    inside = loop.inside
+    if not (z3.is_int_value(loop.step) and loop.step.as_long() == c.extent > 0):
+        return False
+    if not (z3.is_int_value(loop.start) and loop.start.as_long() == 0):
+        return False
+    if inside is None or not z3.is_and(inside) or inside.num_args() != 3:
+        return False
+    bound = inside.arg(1)
+    if not (z3.is_lt(bound) and bound.arg(0).eq(loop.iv) and same(bound.arg(1), extent)):
+        return False
+    index = c.indices[key][0]
+    if not (z3.is_add(index) and index.num_args() == 2):
+        return False
+    if {index.arg(0).get_id(), index.arg(1).get_id()} != {loop.iv.get_id(), c.lane.get_id()}:
+        return False
+    kept = {t.get_id() for t in conjuncts(write.mask)}
+    for mask in c.masks:
+        for t in conjuncts(mask):
+            in_k = z3.is_lt(t) and t.arg(0).eq(index) and same(t.arg(1), extent)
+            if not in_k and t.get_id() not in kept:
+                return False
+    known = {a.get_id() for a in write.context.assumptions} | {inside.get_id()}
+    return all(a.get_id() in known for a in c.assumptions)
+
+
+def same(a: z3.ExprRef, b: z3.ExprRef) -> bool:
+    """The same term, up to z3's simplification (a tensor's extent is `K + 0` where the loop stops at `K`)."""
+    return a.eq(b) or z3.simplify(a).eq(z3.simplify(b))
+
+
+def conjuncts(term: z3.BoolRef) -> list[z3.BoolRef]:
+    if z3.is_true(term):
+        return []
+    if z3.is_and(term):
+        return [t for child in term.children() for t in conjuncts(child)]
+    return [term]
+
+
+def implied(first, write: Access, group, extent: z3.ArithRef, label: str, grid) -> Obligation:
+    """AR316 left to the output's AR304 (k_part_holds): only what kernel.echo and kernel.verify_kernel read,
+    the claim itself built (`build`) only when that AR304 is not proved."""
+    loop = next(c.loops[-1] for _, c, _ in group if len(c.loops) > len(write.context.loops))
+    return ContractionCoverageObligation(
+        "contraction_coverage",
+        "AR316",
+        loop.span,
+        "",
+        z3.BoolVal(False),
+        [],
+        [],
+        [],
+        [],
+        dots=[c.span for _, c, _ in group],
+        tensor=write.tensor,
+        covers=write.tensor,
+        build=partial(reaches, first, write, group, extent, label, grid),
+    )
 
 
 def chosen_key(c: Contraction, write: Access, params) -> tuple[str, int] | None:
