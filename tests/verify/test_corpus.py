@@ -26,7 +26,8 @@ EXPECT = re.compile(r"^# expect: (AR\d{3}) line (\d+)$", re.MULTILINE)
 KINDS = {
     "in bounds": {"AR301"},
     "race-free": {"AR302", "AR303"},
-    "coverage": {"AR304", "AR315"},  # AR315: each K index of a contraction reaches an atomic sum once
+    # AR315: each K index of a contraction reaches an atomic sum once; AR316: each reaches the value written
+    "coverage": {"AR304", "AR315", "AR316"},
     "tags": {"AR305"},
     "loop invariants": {"AR306", "AR307"},
     "contraction": {"AR310"},
@@ -196,6 +197,8 @@ def confirm(kernel, w) -> str:
         return "the padding lanes hold the reduction's identity at the witness"
     if kind == "double_count":
         return double_count(kernel, w)
+    if kind == "contraction_coverage":
+        return k_never_read(kernel, w)
     if kind == "division":
         # the divisor computed with data: exactly 0 at the witness element
         for floats in ("normal", "positive"):
@@ -251,6 +254,46 @@ def double_count(kernel, w) -> str:
         ]
         written.append(set(outs))
     return "confirmed" if written[0] & written[1] else "the two programs add into different elements"
+
+
+def k_never_read(kernel, w) -> str:
+    """No program that writes the element (a store, or any of the atomic_adds into it) has a dot whose lane
+    reads the K index unmasked at the element's row and column (the write's tile element, the dot's result)."""
+    names = list(w["values"])
+    out = names[0].split(" index ")[0]
+    key = names[-1]  # the K index read: "A index 1 (K)"
+    tensor, axis = key.split(" index ")[0], int(key.split(" index ")[1].split(" ")[0])
+    target, k_index = tuple(w["values"][n] for n in names[:-1]), w["values"][key]
+    concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
+    writers = 0
+    for program in itertools.product(*[range(g) for g in concrete.grid]):
+        events = concrete.run(program)
+        for e in events:
+            if e.kind not in ("store", "atomic_add") or e.detail["tensor"] != out:
+                continue
+            hit = e.detail["mask"].copy()
+            for index, t in zip(e.detail["indices"], target, strict=True):
+                hit &= np.broadcast_to(index, hit.shape) == t
+            for at in zip(*np.nonzero(hit), strict=True):
+                writers += 1
+                row, col = at[-2], at[-1]
+                for d in (d for d in events if d.kind == "dot"):
+                    side = "a" if (tensor, axis) in d.detail["a"] else "b"
+                    if (tensor, axis) not in d.detail[side]:
+                        continue
+                    idx = d.detail[side][(tensor, axis)][0]
+                    ones = np.ones((1, 1), bool)
+                    av = np.broadcast_to(
+                        ones if d.detail["a_valid"] is None else d.detail["a_valid"], d.detail["a_shape"]
+                    )
+                    bv = np.broadcast_to(
+                        ones if d.detail["b_valid"] is None else d.detail["b_valid"], d.detail["b_shape"]
+                    )
+                    for kk in range(d.detail["a_shape"][-1]):
+                        at_k = idx[row, kk] if side == "a" else idx[kk, col]
+                        if int(at_k) == k_index and av[row, kk] and bv[kk, col]:
+                            return f"program {program} reads {key} = {k_index} into the element"
+    return "confirmed" if writers else "no program writes the element"
 
 
 def padding_lanes(kernel, w) -> str:
@@ -346,6 +389,7 @@ IN_OUTPUT = {
     "padding",
     "division",
     "double_count",
+    "contraction_coverage",
 }
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 
@@ -564,3 +608,12 @@ def test_k_ranges_that_do_not_overlap_are_not_confirmed_as_a_double_count():
     assert confirm(kernel, witness) == "confirmed"
     twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
     assert confirm(twin, witness) != "confirmed"
+
+
+def test_a_k_index_that_is_read_is_not_confirmed_as_missing():
+    """coverage_k_loop_drops_last_block's witness on the fixed twin, whose K loop walks every block."""
+    path = CORPUS / "coverage_k_loop_drops_last_block.argus"
+    kernel, witness = witness_of(path.stem)
+    assert confirm(kernel, witness) == "confirmed"
+    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    assert confirm(twin, witness).startswith("program ")

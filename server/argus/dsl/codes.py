@@ -81,6 +81,7 @@ CODES: dict[str, CodeInfo] = {
     "AR313": CodeInfo("padding reaches a reduction", "error"),
     "AR314": CodeInfo("division by zero", "error"),
     "AR315": CodeInfo("a contraction index reaches an atomic sum twice", "error"),
+    "AR316": CodeInfo("a contraction index never reaches the dot", "warning"),
     # kernel structure and problem sizes
     "AR401": CodeInfo("missing or repeated grid", "error"),
     "AR402": CodeInfo("program axis outside the grid", "error"),

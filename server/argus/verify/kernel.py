@@ -13,6 +13,7 @@ from argus.dsl import ir
 from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
+from argus.verify.contraction_coverage import contraction_coverage_obligations
 from argus.verify.contributions import double_count_obligations
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
@@ -150,11 +151,22 @@ def verify_kernel(
         return report
     report.layouts = layouts
     programs = program_lines(kernel)
+    mismatched: set[tuple[int, int]] = set()  # dots with a refuted AR310 or AR315: their AR316 is that mistake
+    covered: set[str] = set()  # the outputs whose AR304 is proved
     for obligation in obligations:
         checkpoint("obligation")
         report.stats.obligations += 1
         try:
-            verdict = prover.decide(obligation)
+            verdict = echo(obligation, mismatched) or implied(obligation, covered)
+            if verdict is None:
+                if getattr(obligation, "build", None) is not None:
+                    obligation = obligation.build()
+                verdict = prover.decide(obligation)
+            if verdict.status == "proved" and obligation.code == "AR304":
+                covered.add(getattr(obligation, "tensor", ""))
+            if verdict.status == "refuted" and obligation.code in ("AR310", "AR315"):
+                spans = [obligation.span, *(span for span, _ in obligation.related)]
+                mismatched.update((span.line, span.col) for span in spans)
             report.stats.units += verdict.units
             made = (
                 None
@@ -180,6 +192,25 @@ def verify_kernel(
     return report
 
 
+def echo(obligation: Obligation, mismatched: set[tuple[int, int]]) -> Verdict | None:
+    """An AR316 claim about a dot whose contraction is refuted (AR310: b read one K block ahead of a also
+    leaves a's last block unread) or whose K indices reach an atomic sum twice (AR315: overlapping split-K
+    slices) is that mistake again: not decided, not reported."""
+    dots = getattr(obligation, "dots", ())
+    if any((span.line, span.col) in mismatched for span in dots):
+        return Verdict("suppressed", "its dot's K indices are refuted already, which is reported on its own")
+    return None
+
+
+def implied(obligation: Obligation, covered: set[str]) -> Verdict | None:
+    """An AR316 claim whose K half holds by its terms (contraction_coverage.k_part_holds) is its output's AR304
+    claim for its one write: proved with it, built and decided only when that is not proved."""
+    covers = getattr(obligation, "covers", "")
+    if covers and covers in covered:
+        return Verdict("proved", f"its K indices all reach the dot and AR304 of `{covers}` is proved")
+    return None
+
+
 def collect(
     kernel: ir.KernelIR,
     timeout_ms: int,
@@ -199,6 +230,7 @@ def collect(
     obligations += race_obligations(first, second, second.program_ranges(grid))
     obligations += double_count_obligations(first, second, grid)
     obligations += coverage_obligations(first, grid)
+    obligations += contraction_coverage_obligations(first, grid)
     prover = Prover(
         shared.sizes,
         base,
@@ -238,7 +270,11 @@ def diagnostic(
         parts = witness.report(programs, loops) + ([f"hint: {hint}"] if hint else [])
         first, severity = ob.message, None
         if verdict.confirmed:  # coverage: no program writes the element at these sizes (Prover.hole)
-            first, severity = f"an element of output `{getattr(ob, 'tensor', '')}` is never written", Severity.error
+            first = (
+                getattr(ob, "confirmed_message", "")
+                or f"an element of output `{getattr(ob, 'tensor', '')}` is never written"
+            )
+            severity = Severity.error
         message = f"{first}{suffix}" + "".join(f"\n  {part}" for part in parts)
         d = make(
             ob.code,

@@ -42,12 +42,13 @@ class Shared:
 
     @property
     def summed_dots(self) -> set[int]:
-        """The ids of the `dot` ops whose sums an `atomic_add` adds up (AR315): only they record what they
-        contract (evaluate.op_dot), so a kernel without such an atomic pays nothing for the check."""
+        """The ids of the `dot` ops whose sums an `atomic_add` adds up (AR315) or a `store` writes (AR316): only
+        they record what they contract (evaluate.op_dot), so a kernel without such a dot pays nothing for it."""
         if self._summed_dots is None:
-            from argus.verify.contributions import summed_dots  # contributions imports the evaluator
+            from argus.verify.contraction_coverage import stored_dots  # they import the evaluator
+            from argus.verify.contributions import summed_dots
 
-            self._summed_dots = summed_dots(self.kernel)
+            self._summed_dots = summed_dots(self.kernel) | stored_dots(self.kernel)
         return self._summed_dots
 
     @property

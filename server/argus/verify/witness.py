@@ -36,7 +36,7 @@ class Counterexample(BaseModel):
 
     kind: str = Field(
         description="in_bounds | race_store | race_read | coverage | contraction | alignment | tag | tag_missing "
-        "| invariant_entry | invariant_step | hint | padding | division | double_count"
+        "| invariant_entry | invariant_step | hint | padding | division | double_count | contraction_coverage"
     )
     line: int = Field(description="0-based line of the program point")
     character: int = Field(description="0-based column of the program point")
