@@ -34,10 +34,10 @@ from functools import partial
 import z3
 
 from argus.dsl import ir
-from argus.verify.contributions import carried_args, contributing_dots
+from argus.verify.contributions import carried_args, contributing_dots, lane_access
 from argus.verify.coverage import TARGETS, Guess, writer
-from argus.verify.model import Access, Context, Contraction, Obligation
-from argus.verify.terms import COORDS, free_names, substitute
+from argus.verify.model import Access, Contraction, Obligation
+from argus.verify.terms import free_names
 
 
 @dataclass(slots=True)
@@ -223,28 +223,13 @@ def read_access(write: Access, c: Contraction, key: tuple[str, int], carried: se
     write's mask and the operands' masks, in the dot's loops and the write's and the dot's conditions. A
     loop's `invariant` (a condition on the havoc of a carried value, `carried`) is a fact, proved on its own
     (AR306, AR307), not a condition the read must meet: it is left out."""
-    rank = len(write.shape)
-    lane = COORDS[rank]
-    index = substitute(c.indices[key][0], [(c.lane, lane)])
-    masks = [substitute(m, [(c.lane, lane)]) for m in c.masks]
     seen: set[int] = set()
     assumptions = []
     for a in [*c.assumptions, *write.context.assumptions]:
         if a.get_id() not in seen and not (carried and free_names(a) & carried):
             seen.add(a.get_id())
             assumptions.append(a)
-    return Access(
-        write.kind,
-        write.tensor,
-        [*write.indices, index],
-        z3.And(write.mask, *masks),
-        (*write.shape, c.extent),
-        write.dims,
-        [*write.labels, c.indices[key][1]],
-        write.span,
-        Context(assumptions, list(c.loops)),
-        write.program,
-    )
+    return lane_access(write, c, key, assumptions)
 
 
 def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) -> Obligation:

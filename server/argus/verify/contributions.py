@@ -176,20 +176,14 @@ def double_count(mine: Access, theirs: Access, ca: Contraction, cb: Contraction,
     )
 
 
-def injective(first, write: Access, c: Contraction, grid: list[z3.ArithRef]) -> z3.BoolRef | None:
-    """ "Each program, iteration of the dot's loops and K lane is the only one that adds its K index into its
-    element": the write and its K index as one access (the K lane a coordinate of its own) whose program,
-    iteration counts and K lane coverage.Guess solves from the element and the K index; the claim is that the
-    solution gives them back. It implies AR315 (two programs adding one K index into one element would be
-    one), and with mixed-radix indices (`BK * ks + BK * SPLIT * n + kk`) z3 proves it in few units where the
-    pair of programs it replaces ran out of budget. None when the guess cannot be made (the proof then rests
-    on the pair alone)."""
-    key = next(iter(c.indices))
-    rank = len(write.shape)
-    lane = COORDS[rank]
+def lane_access(write: Access, c: Contraction, key: tuple[str, int], assumptions: list[z3.BoolRef]) -> Access:
+    """The write and the K index its dot reads through operand `key` as one access: the K lane a coordinate of
+    its own (the next after the write's), under the write's mask and the operands' masks, in the dot's loops
+    and under `assumptions`."""
+    lane = COORDS[len(write.shape)]
     index = substitute(c.indices[key][0], [(c.lane, lane)])
     masks = [substitute(m, [(c.lane, lane)]) for m in c.masks]
-    fake = Access(
+    return Access(
         write.kind,
         write.tensor,
         [*write.indices, index],
@@ -198,9 +192,22 @@ def injective(first, write: Access, c: Contraction, grid: list[z3.ArithRef]) -> 
         write.dims,
         [*write.labels, c.indices[key][1]],
         write.span,
-        Context(list(c.assumptions), list(c.loops)),
+        Context(assumptions, list(c.loops)),
         write.program,
     )
+
+
+def injective(first, write: Access, c: Contraction, grid: list[z3.ArithRef]) -> z3.BoolRef | None:
+    """ "Each program, iteration of the dot's loops and K lane is the only one that adds its K index into its
+    element": the write and its K index as one access (the K lane a coordinate of its own) whose program,
+    iteration counts and K lane coverage.Guess solves from the element and the K index; the claim is that the
+    solution gives them back. It implies AR315 (two programs adding one K index into one element would be
+    one), and with mixed-radix indices (`BK * ks + BK * SPLIT * n + kk`) z3 proves it in few units where the
+    pair of programs it replaces ran out of budget. None when the guess cannot be made (the proof then rests
+    on the pair alone)."""
+    rank = len(write.shape)
+    lane = COORDS[rank]
+    fake = lane_access(write, c, next(iter(c.indices)), list(c.assumptions))
     guess = Guess(first, fake, grid, TARGETS[: rank + 1])
     if guess.goal is None:
         return None
