@@ -7,6 +7,8 @@ a `store` or `atomic_add` writes with a value some `dot`s accumulated (followed 
 the accumulator, the loop that carries it, `+`, `-`, `*`, casts), and each index k of the contracted dimension
 (0 <= k < K, the extent of the loaded tensor's axis), some program, iteration of the loops around a dot and K
 lane read k unmasked and write x. For atomics the programs are all those adding into x (split-K's slices).
+Where the output has other writes too, x ranges over the elements this write writes (its own program,
+iteration and lane a hypothesis), not over the whole output: two stores to two planes each cover one.
 
 The claim is ∀∃, so the reader is constructed as coverage constructs a writer: the write and the K index read
 by one dot are one access of rank + 1 (the K lane a coordinate of its own, the dot's loops around it), whose
@@ -238,6 +240,11 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
     carried = set(first.shared.carried)
     reads = [read_access(write, c, key, carried) for _, c, key in group]
     assumptions = [z3.And(x >= 0, x < d) for x, d in zip(targets, [*write.dims, extent], strict=True)]
+    if not sole_write(first, write, {p.name: p for p in first.kernel.params}):
+        # the claim is about the elements this write writes: complex_gemm's `C[0, ...]` and `C[1, ...]` each
+        # reach one plane, which another store's dots fill (its program, iteration and lane stay free, so the
+        # hypothesis is universal in them)
+        assumptions.append(writer(write, grid, targets[:rank]))
     options = []
     for read in reads:
         guess = Guess(first, read, grid, targets)
