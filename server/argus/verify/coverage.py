@@ -124,6 +124,7 @@ class Guess:
             unknowns[str(count)] = count
             loop_pairs.append((loop.iv, loop.start + loop.step * count))
             ranges.append(count >= 0)
+        counted = frozenset(str(c) for c in self.counts)
         coords = [z3.Int(f"e{k}") for k in range(len(write.shape))]
         unknowns.update({str(c): c for c in coords})
 
@@ -145,7 +146,7 @@ class Guess:
                 self.owner(index, targets[d], unknowns, solved, facts)
                 index = self.permuted(index, targets[d], first.shared.facts.permutations)
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
-                solve_mixed_radix(index, targets[d], unknowns, solved)
+                solve_mixed_radix(index, targets[d], unknowns, solved, counted)
         # then each dividend from its quotient and remainder, innermost split last (its dividend may be the
         # remainder of an outer one: `(t % P) % G`)
         for split in reversed(splits):
@@ -153,7 +154,7 @@ class Guess:
             value = value + solved.get(str(split.remainder), z3.IntVal(0))
             value = substitute(value, [(unknowns[n], v) for n, v in solved.items()])
             dividend = substitute(split.dividend, [(unknowns[n], v) for n, v in solved.items()])
-            solve_mixed_radix(dividend, value, unknowns, solved)
+            solve_mixed_radix(dividend, value, unknowns, solved, counted)
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
         mask = rewritten(through_loops(write.mask), splits)
@@ -212,13 +213,21 @@ class Guess:
 
 
 def solve_mixed_radix(
-    index: z3.ExprRef, target: z3.ArithRef, unknowns: dict[str, z3.ArithRef], solved: dict[str, z3.ArithRef]
+    index: z3.ExprRef,
+    target: z3.ArithRef,
+    unknowns: dict[str, z3.ArithRef],
+    solved: dict[str, z3.ArithRef],
+    unbounded: frozenset[str] = frozenset(),
 ) -> None:
     """Solve `index == target` for its unknowns as a mixed-radix numeral: the largest coefficient takes the
     quotient, the next the quotient of the rest, and so on (`pm * BM + i` gives `pm = x // BM`, `i = x % BM`;
     `pid + SMS * n` gives a persistent loop's iteration `n = t // SMS` and its program `pid = t % SMS`).
     A negative coefficient is a reversed axis (`last - program_id(0)`): z3's division keeps the remainder
-    non-negative, so the split still holds. A guess only: the goal checks that it really writes the target."""
+    non-negative, so the split still holds. Of equal coefficients, an `unbounded` unknown (a loop's iteration
+    count) takes the quotient before the others, which a grid axis or a tile bounds: split-K's
+    `range(pk * BK, K, SPLIT_K * BK)` at SPLIT_K = 1 is `16 * pk + 16 * n + kk`, and the iteration n, not the
+    one split pk, counts the blocks; `row + arange(1)` still gives the row to the program. A guess only: the
+    goal checks that it really writes the target."""
     if z3.is_const(index) and str(index) in unknowns and str(index) not in solved:
         solved[str(index)] = target
         return
@@ -227,7 +236,7 @@ def solve_mixed_radix(
         return
     coefs, rest = linear
     remainder = target - rest
-    for name, coef in sorted(coefs.items(), key=lambda item: -abs(item[1])):
+    for name, coef in sorted(coefs.items(), key=lambda item: (-abs(item[1]), item[0] not in unbounded)):
         if name in solved or coef == 0:
             continue
         solved[name] = remainder / coef
