@@ -16,7 +16,7 @@ from typing import Literal, TypedDict, Unpack
 
 from pydantic import ValidationError
 
-from argus.dsl.check import check_source
+from argus.dsl.check import CheckResult, check_source
 from argus.gate.bundle import GateSetupError, checked, select_kernels, write_bundle
 from argus.gate.process import Finished, Progress, run_async, run_blocking
 from argus.gate.result import GateError, GateResult, GateRun, Status
@@ -191,13 +191,21 @@ async def run_bundle_async(
     return run.results(await run_async(run.run_py, run.argv, run.limit_s, on_progress))
 
 
-def prepare(source: str, path: str | None, kernel: str | None, device: str, folder: str) -> Path | list[GateResult]:
-    """run.py of a fresh bundle, or the results that say why the source cannot be gated."""
-    check = check_source(source)
+def prepare(
+    source: str,
+    path: str | None,
+    kernel: str | None,
+    device: str,
+    folder: str,
+    check: CheckResult | None = None,
+) -> Path | list[GateResult]:
+    """run.py of a fresh bundle, or the results that say why the source cannot be gated. The source is checked
+    once, here, unless `check` (its check) is given."""
+    check = check if check is not None else check_source(source)
     kernels = [kernel] if kernel is not None else list(check.analysis.kernels)
     try:
-        select_kernels(checked(source), kernel)
-        return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel)
+        select_kernels(checked(source, check), kernel)
+        return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel, check=check)
     except GateSetupError as failure:
         return setup_failure(failure, kernels, device, path)
 
@@ -211,16 +219,18 @@ def run_gate_all(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
+    check: CheckResult | None = None,
     **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """Gate `kernel`, or every kernel of the file, in a child process: one result per kernel, in file order.
 
-    `timeout_s` limits each kernel's run (all its stages together). `runner_options` go to run.py
-    (trials, profile_trials, seed, memory_limit_mb).
+    `timeout_s` limits each kernel's run (all its stages together). `check`: the check of `source` where the
+    caller has one (an editor's snapshot, the agent's state), so the text is not checked again; otherwise it is
+    checked once. `runner_options` go to run.py (trials, profile_trials, seed, memory_limit_mb).
     """
     _validate(device, stages)
     with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
-        run_py = prepare(source, path, kernel, device, folder)
+        run_py = prepare(source, path, kernel, device, folder, check)
         if isinstance(run_py, list):
             return run_py
         return run_bundle(
@@ -237,12 +247,13 @@ async def run_gate_all_async(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
+    check: CheckResult | None = None,
     **runner_options: Unpack[RunnerOptions],
 ) -> list[GateResult]:
     """run_gate_all for asyncio: cancelling the awaiting task kills the gate's processes."""
     _validate(device, stages)
     with tempfile.TemporaryDirectory(prefix="argus-gate-") as folder:
-        run_py = prepare(source, path, kernel, device, folder)
+        run_py = prepare(source, path, kernel, device, folder, check)
         if isinstance(run_py, list):
             return run_py
         return await run_bundle_async(
@@ -269,15 +280,17 @@ def run_gate(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
+    check: CheckResult | None = None,
     **runner_options: Unpack[RunnerOptions],
 ) -> GateResult:
-    """Gate one kernel (`kernel`, or the file's only one) in a child process with a time limit."""
+    """Gate one kernel (`kernel`, or the file's only one) in a child process with a time limit. `check`: the
+    check of `source`, where the caller has one (run_gate_all)."""
     started = time.perf_counter()
     if kernel is None:
-        _guard_single(source)
+        check = _guard_single(source, check)
     results = run_gate_all(
         source, path=path, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s,
-        on_progress=on_progress, **runner_options,
+        on_progress=on_progress, check=check, **runner_options,
     )  # fmt: skip
     return _one(results, kernel, started)
 
@@ -291,21 +304,24 @@ async def run_gate_async(
     stages: Sequence[str] = STAGES,
     timeout_s: float = 120,
     on_progress: Progress = None,
+    check: CheckResult | None = None,
     **runner_options: Unpack[RunnerOptions],
 ) -> GateResult:
     """run_gate for asyncio: cancelling the awaiting task kills the gate's processes."""
     started = time.perf_counter()
     if kernel is None:
-        _guard_single(source)
+        check = _guard_single(source, check)
     results = await run_gate_all_async(
         source, path=path, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s,
-        on_progress=on_progress, **runner_options,
+        on_progress=on_progress, check=check, **runner_options,
     )  # fmt: skip
     return _one(results, kernel, started)
 
 
-def _guard_single(source: str) -> None:
-    """Refuse before any work when the kernel is left out of a file with several (checked quickly, no gate)."""
-    names = list(check_source(source).analysis.kernels)
+def _guard_single(source: str, check: CheckResult | None) -> CheckResult:
+    """Refuse before any work when the kernel is left out of a file with several; the check, for the run."""
+    check = check if check is not None else check_source(source)
+    names = list(check.analysis.kernels)
     if len(names) > 1:
         raise ValueError(f"the file has several kernels ({', '.join(names)}): name one, or call run_gate_all")
+    return check

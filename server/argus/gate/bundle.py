@@ -45,8 +45,9 @@ def select_kernels(check: CheckResult, kernel: str | None) -> list[str]:
     return [kernel]
 
 
-def checked(source: str) -> CheckResult:
-    check = check_source(source)
+def checked(source: str, check: CheckResult | None = None) -> CheckResult:
+    """The check of `source` (`check` where the caller has it already), or GateSetupError when it has errors."""
+    check = check if check is not None else check_source(source)
     if check.has_errors:
         # syntax first: the other errors of a file that does not parse are often its consequences
         found = sorted((d for d in check.diagnostics if d.severity.value == "error"), key=lambda d: d.code[:3] != "AR0")
@@ -57,14 +58,22 @@ def checked(source: str) -> CheckResult:
     return check
 
 
-def write_bundle(source: str, out_dir: Path, *, path: str | None = None, kernel: str | None = None) -> Path:
+def write_bundle(
+    source: str,
+    out_dir: Path,
+    *,
+    path: str | None = None,
+    kernel: str | None = None,
+    check: CheckResult | None = None,
+) -> Path:
     """Generate the modules for `kernel` (every kernel when None) and write a bundle into `out_dir`.
 
+    `check`: the check of `source` where the caller has one (an editor's snapshot), so it is not checked again.
     Returns the path of its run.py. Raises GateSetupError when the source cannot be gated.
     """
     from argus.codegen import CodegenError, generate, generate_problem
 
-    check = checked(source)
+    check = checked(source, check)
     kernels = select_kernels(check, kernel)
     try:
         generated = generate(check)
