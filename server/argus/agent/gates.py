@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from argus.agent.states import analysis_of
 from argus.gate.api import STAGES, run_gate
 from argus.gate.process import Progress
 from argus.gate.result import Ceilings, GateResult, ProfileFacts, Status, Timing
@@ -38,9 +39,10 @@ def local_gate(
     `runner_options` go to run.py (trials, seed, ceilings_file, ...)."""
 
     def gate(source: str, kernel: str) -> GateResult:
+        check = analysis_of(source).check  # the check the loop examined the text with, not a new one
         return run_gate(
             source, kernel=kernel, device=device, stages=stages, timeout_s=timeout_s, on_progress=on_progress,
-            **runner_options,
+            check=check, **runner_options,
         )  # fmt: skip
 
     return gate

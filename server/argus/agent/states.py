@@ -6,22 +6,42 @@ memory can hold them without the checker's classes. Facts are a JSON view of arg
 
 from __future__ import annotations
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from typing import Any
 
 from argus.agent.plan import State
+from argus.analysis.host import AnalysisHost
+from argus.analysis.snapshot import Analysis
 from argus.dsl.diagnostics import Diagnostic
 from argus.gate.result import GateResult
 from argus.skills.context import site_contexts, with_compile
 from argus.skills.document import Document
 from argus.skills.facts import KernelFacts
-from argus.verify import VerifyCache, verify_check
+from argus.verify import DEFAULT_RLIMIT
 
 VERIFY_TIMEOUT_MS = 1000
+RECENT = 32  # analyses kept: a run's best state, the proposals of a batch and the text being gated
 
-# One cache for the process: a candidate usually differs from its state in one place, so most kernels'
-# obligations were proved a step earlier.
-_cache = VerifyCache()
+# One host for the process: its verifier cache is shared by every state (a candidate usually differs from its
+# state in one place, so most kernels' obligations were proved a step earlier). The analyses of the latest
+# texts are kept, so that the gate takes the check a state was examined with instead of checking it again.
+_host = AnalysisHost()
+_recent: OrderedDict[str, Analysis] = OrderedDict()
+_recent_lock = threading.Lock()
+
+
+def analysis_of(source: str) -> Analysis:
+    """The analysis of `source`: a recent one, or a new snapshot of the process's host."""
+    with _recent_lock:
+        found = _recent.pop(source, None)
+    if found is None:
+        found = _host.analyze("argus-agent:state", 0, source)
+    with _recent_lock:
+        _recent[source] = found
+        while len(_recent) > RECENT:
+            _recent.popitem(last=False)
+    return found
 
 
 def diagnostic_json(d: Diagnostic) -> dict[str, Any]:
@@ -58,10 +78,11 @@ def examine(source: str, kernel: str) -> State:
 
     The verifier runs only when the file checks without errors (it needs the checker's IR); its errors are
     what `new_errors` compares between a state and a candidate."""
-    doc = Document.parse(source)
+    analysis = analysis_of(source)
+    doc = Document.parse(source, analysis.check)
     diagnostics = list(doc.check.diagnostics)
     if not doc.check.has_errors:
-        diagnostics += verify_check(doc.check, timeout_ms=VERIFY_TIMEOUT_MS, cache=_cache).diagnostics
+        diagnostics += analysis.verdicts("all", VERIFY_TIMEOUT_MS, DEFAULT_RLIMIT).diagnostics
     state = State(source=source, kernel=kernel, facts=facts_json(doc.facts.get(kernel)))
     state.context = context_json(doc, kernel)
     state.diagnostics = [diagnostic_json(d) for d in diagnostics]

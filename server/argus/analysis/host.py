@@ -3,6 +3,7 @@ language server has one); it owns what snapshots share across versions, such as 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from argus.analysis.snapshot import Analysis
@@ -32,6 +33,12 @@ class AnalysisHost:
 
             self._verify_cache = VerifyCache()
         return self._verify_cache
+
+
+def analyze_file(path: str | Path, text: str) -> Analysis:
+    """The snapshot of a file's text as a command-line tool sees it (`argus check`, `argus gate`): version 0, a
+    host of its own, its verifier cache made on first use."""
+    return AnalysisHost().analyze(Path(path).resolve().as_uri(), 0, text)
 
 
 def check_text(text: str, max_chars: int | None = None) -> CheckResult:

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         text = read_source("check", path)
         if text is None:
             return 2
-        kernels, diagnostics = check_file(text, args)
+        kernels, diagnostics = check_file(path, text, args)
         stop_if_interrupted()  # before printing what an interrupt lost inside the verifier may have made up
         errors = sum(d.severity.value == "error" for d in diagnostics)
         warnings = sum(d.severity.value == "warning" for d in diagnostics)
@@ -142,16 +142,14 @@ def run(args: argparse.Namespace) -> int:
     return 1 if tally.errors else 0
 
 
-def check_file(text: str, args: argparse.Namespace) -> tuple[int, list]:
+def check_file(path: Path, text: str, args: argparse.Namespace) -> tuple[int, list]:
     """(how many kernels the file has, its diagnostics in source order)."""
     # Imported here, not at the top: every `argus` command (serve among them) imports this module at start-up.
-    from argus.dsl.check import check_source
+    from argus.analysis.host import analyze_file
 
-    result = check_source(text)
-    diagnostics = list(result.diagnostics)
+    analysis = analyze_file(path, text)
+    diagnostics = list(analysis.check.diagnostics)
     if not args.no_verify:
-        from argus.verify import verify_check
-
-        diagnostics += verify_check(result, timeout_ms=args.timeout_ms, rlimit=args.rlimit).diagnostics
+        diagnostics += analysis.verdicts("all", args.timeout_ms, args.rlimit).diagnostics
         diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
-    return len(result.analysis.kernels), diagnostics
+    return len(analysis.check.analysis.kernels), diagnostics

@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from argus.cli import positive_float, positive_int, read_source, reason
+
+if TYPE_CHECKING:
+    from argus.dsl.check import CheckResult
 
 STAGES = ("compile", "correct", "profile")
 
@@ -46,12 +50,15 @@ def run(args: argparse.Namespace) -> int:
     source = read_source("gate", args.file)
     if source is None:
         return 2
-    nothing = nothing_to_gate(source, args.kernel)
+    from argus.analysis.host import analyze_file
+
+    check = analyze_file(args.file, source).check  # checked once: the gate takes this check, not the text again
+    nothing = nothing_to_gate(check, args.kernel)
     if nothing:
         print(f"argus gate: {args.file}: {nothing}", file=sys.stderr)
         return 2
     if args.bundle:
-        return bundle(args, source)
+        return bundle(args, source, check)
     from argus.gate import run_gate_all
 
     def show(line: str) -> None:
@@ -66,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
             stages=args.stage or STAGES,
             timeout_s=args.timeout,
             on_progress=show,
+            check=check,
             trials=args.trials,
             seed=args.seed,
         )
@@ -75,12 +83,9 @@ def run(args: argparse.Namespace) -> int:
     return report(results, args)
 
 
-def nothing_to_gate(source: str, kernel: str | None) -> str:
+def nothing_to_gate(check: CheckResult, kernel: str | None) -> str:
     """Why the file names nothing to gate (no kernel, or none called `kernel`): a usage error, said before any
     work. A file with errors is gated all the same: its errors are the report."""
-    from argus.dsl.check import check_source
-
-    check = check_source(source)
     names = list(check.analysis.kernels)
     if check.has_errors or (names and kernel in (None, *names)):
         return ""
@@ -89,7 +94,7 @@ def nothing_to_gate(source: str, kernel: str | None) -> str:
     return f"no kernel named `{kernel}` in the file (kernels: {', '.join(names)})"
 
 
-def bundle(args: argparse.Namespace, source: str) -> int:
+def bundle(args: argparse.Namespace, source: str, check: CheckResult) -> int:
     from argus.gate import GateSetupError, write_bundle
 
     folder = Path(args.bundle)
@@ -97,7 +102,7 @@ def bundle(args: argparse.Namespace, source: str) -> int:
         print(f"argus gate: --bundle {folder}: a file is there, not a folder", file=sys.stderr)
         return 2
     try:
-        run_py = write_bundle(source, folder, path=args.file, kernel=args.kernel)
+        run_py = write_bundle(source, folder, path=args.file, kernel=args.kernel, check=check)
     except OSError as problem:
         print(f"argus gate: --bundle {folder}: cannot write: {reason(problem)}", file=sys.stderr)
         return 2
