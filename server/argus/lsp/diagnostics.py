@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -37,7 +37,9 @@ from argus.lsp.documents import DocumentState, Snapshot, SourceResult
 from argus.lsp.state import GATE, INVARIANTS, STAGES, TYPES, load_verifier, render_layouts
 
 if TYPE_CHECKING:
+    from argus.analysis.quick_fixes import QuickFix
     from argus.lsp.state import ServerState
+    from argus.verify.api import VerifyResult
 
 __all__ = ["GATE", "INVARIANTS", "STAGES", "TYPES", "DiagnosticsScheduler", "load_verifier"]
 
@@ -85,11 +87,7 @@ class DiagnosticsScheduler:
         starting."""
         self.server.check_pool.submit(warm_up_checker)
         if self.server.global_settings.verify_enabled:
-            self.server.verify_pool.submit(self.verifier)
-
-    def verifier(self) -> Any:
-        """`argus.verify`, or None (argus.lsp.state.ServerState.verifier); none without a server's state."""
-        return self.server.verifier() if self.server is not None else load_verifier()
+            self.server.verify_pool.submit(load_verifier)
 
     # ---- checking -----------------------------------------------------------------------------------
     def _schedule_check(self, state: DocumentState, urgent: bool) -> None:
@@ -151,25 +149,27 @@ class DiagnosticsScheduler:
         # the kernel as written first: its verdicts are published without waiting for the tune values'
         declared = await self._run_verifier(state, snapshot, budget, "declared")
         if declared is None or state.closed or state.version != snapshot.version:
-            return  # no verifier, or superseded: a newer version has its own verification coming
+            return  # failed, or superseded: a newer version has its own verification coming
         self._publish_invariants(state, snapshot, declared)
-        verifier = self.verifier()
-        if hasattr(verifier, "has_tune_values") and verifier.has_tune_values(snapshot.check):
+        # the verifier is loaded now (the declared part ran it on the solver thread): no import on the event loop
+        from argus.verify.api import has_tune_values, merge_results
+
+        if has_tune_values(snapshot.check):
             tune = await self._run_verifier(state, snapshot, budget, "tune")
             if tune is None or state.closed or state.version != snapshot.version:
                 return
-            self._publish_invariants(state, snapshot, verifier.merge_results(declared, tune))
-        layouts = list(getattr(declared, "layouts", []) or [])
+            self._publish_invariants(state, snapshot, merge_results(declared, tune))
+        layouts = list(declared.layouts)
         await self.server.solver.verify(state.uri, lambda: render_layouts(layouts), stale(state, snapshot))
 
-    async def _run_verifier(self, state: DocumentState, snapshot: Snapshot, budget: dict, part: str) -> Any:
-        """One part of the verification ("declared" or "tune") on the solver thread; None when there is no
-        verifier, when it failed (logged), or when the version was superseded before or while it ran.
-        `budget`: verify_check's timeout_ms and rlimit."""
+    async def _run_verifier(
+        self, state: DocumentState, snapshot: Snapshot, budget: dict, part: str
+    ) -> VerifyResult | None:
+        """One part of the verification ("declared" or "tune") on the solver thread; None when it failed (logged)
+        or when the version was superseded before or while it ran. `budget`: verify_check's timeout_ms and
+        rlimit."""
 
-        def run() -> Any:
-            if self.verifier() is None:  # imported on the solver thread, never on the event loop
-                return None
+        def run() -> VerifyResult:
             return snapshot.analysis.verdicts(part, budget["timeout_ms"], budget["rlimit"])
 
         try:
@@ -180,19 +180,17 @@ class DiagnosticsScheduler:
             logger.exception("verification (%s) of %s (version %s) failed", part, state.uri, snapshot.version)
             return None
 
-    def _publish_invariants(self, state: DocumentState, snapshot: Snapshot, result: Any) -> None:
+    def _publish_invariants(self, state: DocumentState, snapshot: Snapshot, result: VerifyResult) -> None:
         diagnostics = [convert.diagnostic(d, state.uri, snapshot.positions) for d in result.diagnostics]
         state.results[INVARIANTS] = SourceResult(snapshot.version, diagnostics, list(result.diagnostics))
-        state.layouts = (snapshot.version, list(getattr(result, "layouts", []) or []))
+        state.layouts = (snapshot.version, list(result.layouts))
         self.server.publish(state)
 
-    def fix_removes(self, text: str, fix: Any, timeout_ms: int, rlimit: int | None = None) -> bool:
+    def fix_removes(self, text: str, fix: QuickFix, timeout_ms: int, rlimit: int | None = None) -> bool:
         """Whether the verifier, run on the text with the fix applied, no longer reports the fixed diagnostic
         (argus.analysis.verdicts.fix_removes, sharing the snapshots' cache). Runs on the solver thread."""
         from argus.analysis.verdicts import fix_removes
 
-        if self.verifier() is None:
-            return False
         return fix_removes(text, fix, timeout_ms, rlimit, cache=self.host.verify_cache)
 
 

@@ -26,6 +26,7 @@ from argus.lsp.guard import guarded
 from argus.lsp.state import GATE
 
 if TYPE_CHECKING:
+    from argus.gate.result import GateResult, Status
     from argus.lsp.state import ServerState
 
 logger = logging.getLogger(__name__)
@@ -36,17 +37,6 @@ GATE_RESULT = "argus/gateResult"
 SOURCE = "argus-gate"
 
 
-def load_gate() -> Any:
-    """`argus.gate`, or None while that layer is not installed."""
-    try:
-        import argus.gate as gate
-    except ImportError as missing:
-        if missing.name is None or not missing.name.startswith("argus.gate"):
-            raise
-        return None
-    return gate if hasattr(gate, "run_gate_async") else None
-
-
 @dataclass(slots=True)
 class GateRun:
     version: int
@@ -54,7 +44,7 @@ class GateRun:
     device: str
     started: float = field(default_factory=time.monotonic)
     task: asyncio.Task | None = None
-    results: list[Any] = field(default_factory=list)  # GateResult per kernel, as they finish
+    results: list[GateResult] = field(default_factory=list)  # per kernel, as they finish
     error: str | None = None
     cancelled: bool = False
     finished: bool = False
@@ -146,10 +136,7 @@ async def start(server: ServerState, state: DocumentState, kernel: str | None) -
     if kernel is not None:
         names = [n for n in names if n == kernel]
     run.kernels = names
-    gate = load_gate()
-    if gate is None:
-        run.error = "the gate (argus.gate) is not installed in this environment"
-    elif snapshot.check.has_errors:
+    if snapshot.check.has_errors:
         run.error = "fix the errors first: the gate runs only kernels that check"
     elif not names:
         run.error = f"no kernel named {kernel}" if kernel else "the document has no kernel"
@@ -161,11 +148,14 @@ async def start(server: ServerState, state: DocumentState, kernel: str | None) -
     if previous is not None and previous.task is not None and not previous.task.done():
         previous.task.cancel()
     state.gate = run
-    run.task = server.lifecycle.track(asyncio.create_task(execute(server, state, snapshot, run, gate)))
+    run.task = server.lifecycle.track(asyncio.create_task(execute(server, state, snapshot, run)))
     return run
 
 
-async def execute(server: ServerState, state: DocumentState, snapshot: Snapshot, run: GateRun, gate: Any) -> None:
+async def execute(server: ServerState, state: DocumentState, snapshot: Snapshot, run: GateRun) -> None:
+    # imported with the first run, not at start-up (pydantic and the code generator)
+    from argus.gate.api import run_gate_async
+
     settings = server.settings_for(state.uri)
     stages = ("compile", "correct") if settings.gate_device == "cpu" else ("compile", "correct", "profile")
     token = await begin_progress(server, run)
@@ -173,13 +163,14 @@ async def execute(server: ServerState, state: DocumentState, snapshot: Snapshot,
     try:
         for index, kernel in enumerate(run.kernels):
             report_progress(server, token, f"{kernel}: {', '.join(stages)}", index, len(run.kernels))
-            result = await gate.run_gate_async(
+            result = await run_gate_async(
                 snapshot.text,
                 path=to_fs_path(snapshot.uri),
                 kernel=kernel,
                 device=settings.gate_device,
                 stages=stages,
                 timeout_s=settings.gate_timeout_s,
+                check=snapshot.check,  # the snapshot's own check: the gate does not check the text again
             )
             run.results.append(result)
     except asyncio.CancelledError:
@@ -267,11 +258,11 @@ def gate_diagnostics(snapshot: Snapshot, run: GateRun) -> list[types.Diagnostic]
     return found
 
 
-def mark(status: Any) -> str:
-    return {"passed": "✓", "failed": "✗", "error": "✗", "skipped": "–"}.get(str(getattr(status, "value", status)), "?")
+def mark(status: Status) -> str:
+    return {"passed": "✓", "failed": "✗", "error": "✗", "skipped": "–"}.get(str(status), "?")
 
 
-def lens_title(result: Any) -> str:
+def lens_title(result: GateResult) -> str:
     parts = []
     compile_ = result.compile
     if str(compile_.status) != "skipped":

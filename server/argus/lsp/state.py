@@ -32,6 +32,9 @@ from argus.skills.provider import ProviderRegistry
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
+    from argus.dsl.diagnostics import Diagnostic
+    from argus.verify.kernel import ValueLayout
+
 logger = logging.getLogger(__name__)
 
 TYPES, INVARIANTS, GATE = "types", "invariants", "gate"
@@ -41,18 +44,14 @@ SNAPSHOT_WAIT_S = 1.0  # how long a read-only request waits for the check of the
 REFRESH_DELAY_S = 0.02  # publications this close together are one diagnostic refresh (argus.lsp.pull_diagnostics)
 
 
-def load_verifier() -> Any:
-    """`argus.verify`, or None while that layer is not installed."""
-    try:
-        import argus.verify as verify
-    except ImportError as missing:
-        if missing.name is None or not missing.name.startswith("argus.verify"):
-            raise
-        return None
-    return verify if hasattr(verify, "verify_check") else None
+def load_verifier() -> None:
+    """Import the verifier (and z3, about 0.4 s) ahead of its first use. Call it on the solver thread: the server
+    answers initialize without it (tests/lsp/test_startup_imports.py), and its first verification then finds it
+    loaded."""
+    import argus.verify  # noqa: F401
 
 
-def render_layouts(layouts: list[Any]) -> None:
+def render_layouts(layouts: list[ValueLayout]) -> None:
     """Render each layout's text (z3 terms: on the solver thread), giving way at a checkpoint after each."""
     from argus.dsl.checkpoint import checkpoint
 
@@ -79,8 +78,6 @@ class ServerState:
         self.request_work: dict[object, list] = {}  # request id -> asyncio tasks it started
         self.lifecycle = Lifecycle(client, self.documents, self.check_pool, self.verify_pool, self.request_work)
         self.on_first_code_action: Callable[[], None] | None = None  # set by argus.lsp.code_actions
-        self._verifier: Any = None
-        self._verifier_loaded = False
         self._refresh: asyncio.Task | None = None
 
     # ---- settings and the client ------------------------------------------------------------------------
@@ -113,16 +110,6 @@ class ServerState:
         for task in self.request_work.pop(msg_id, []):
             task.cancel()
 
-    def verifier(self) -> Any:
-        """`argus.verify`, loaded on first use (call it on the solver thread: it imports z3), or None."""
-        if not self._verifier_loaded:
-            self._verifier_loaded = True
-            try:
-                self._verifier = load_verifier()
-            except Exception:
-                logger.exception("the verifier failed to load; invariants are off")
-        return self._verifier
-
     # ---- what read-only handlers see ----------------------------------------------------------------
     async def snapshot(self, uri: str) -> Snapshot | None:
         """The latest checked version of an open document, waiting briefly for a check in progress."""
@@ -154,7 +141,7 @@ class ServerState:
         snapshot = current or await self.snapshot(uri)
         return (snapshot, position) if snapshot is not None else None
 
-    def layouts_for(self, snapshot: Snapshot) -> list[Any]:
+    def layouts_for(self, snapshot: Snapshot) -> list[ValueLayout]:
         """The verifier's layouts for `snapshot`: its own, or those of the latest verified version moved onto
         its text (the ones on lines the edits since left alone)."""
         state = self.documents.get(snapshot.uri)
@@ -170,7 +157,7 @@ class ServerState:
             lambda: moved_layouts(layouts, base, snapshot.text) if base is not None else [],
         )
 
-    async def render(self, layouts: list[Any], wait_s: float) -> None:
+    async def render(self, layouts: list[ValueLayout], wait_s: float) -> None:
         """Render those of `layouts` not rendered yet, as quick work on the solver thread (z3 terms: only that
         thread may touch them), waiting at most `wait_s`: a caller that cannot wait answers with the ones
         ready (`layout.rendered`), and the rest are there for the next request."""
@@ -230,7 +217,7 @@ def carried(state: DocumentState, key: tuple[str, int, int], move: Callable[[], 
     return state.carried[key]
 
 
-def moved_diagnostics(diagnostics: list[Any], base: str, text: str) -> list[Any]:
+def moved_diagnostics(diagnostics: list[Diagnostic], base: str, text: str) -> list[Diagnostic]:
     """The Argus diagnostics of `base` whose lines are unchanged in `text`, moved to where those lines are;
     related information on changed lines is dropped, a diagnostic on a changed line goes."""
     from argus.dsl.diagnostics import Position, Range
@@ -257,7 +244,7 @@ def moved_diagnostics(diagnostics: list[Any], base: str, text: str) -> list[Any]
     return moved
 
 
-def moved_layouts(layouts: list[Any], base: str, text: str) -> list[Any]:
+def moved_layouts(layouts: list[ValueLayout], base: str, text: str) -> list[ValueLayout]:
     from argus.skills.rebase import move_span, untouched_lines
 
     where = untouched_lines(base, text)
