@@ -101,7 +101,9 @@ class Mismatch(Model):
 class CorrectFacts(Model):
     trials: int
     seeds: list[int]
-    sizes: list[dict[str, int]] = Field(description="the problem sizes of each trial")
+    sizes: list[dict[str, int | float]] = Field(
+        description="the problem sizes of each trial, with the scalar parameters a size set binds (eps = 1e-6)"
+    )
     interpreter: bool = Field(description="ran through TRITON_INTERPRET=1 (on the CPU)")
     interpreter_corrections: list[str] = Field(
         default_factory=list,
@@ -149,7 +151,7 @@ class Ceilings(Model):
 
 
 class ProfileFacts(Model):
-    sizes: dict[str, int]
+    sizes: dict[str, int | float]
     kernel: Timing
     flops: float = Field(description="from the IR's counts: dot and elementwise FLOPs")
     bytes: float = Field(description="from the IR's counts: the fewest bytes the kernel must move")
