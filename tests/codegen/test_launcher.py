@@ -116,6 +116,25 @@ kernel scale(x: f32[N], z: out f32[N], eps: f32 = 0.25):
     assert "eps=4.0" in message
 
 
+def test_integer_division_in_requires_truncates_as_the_kernel_does(build):
+    # Triton (and the verifier) divide integers toward zero; Python floors. (3 - 4) // 2 is 0 here, so Lo = 1
+    # satisfies the requirement at L = 3, as the verifier reads it, and Lo = 0 does not.
+    text = """
+kernel pool(x: f32[L], y: out f32[Lo]):
+    tile BO = 64, KS = 4, ST = 2
+    requires Lo == (L - KS) // ST + 1, (L - KS) % ST == L - KS
+    grid (cdiv(Lo, BO),)
+    o = program_id(0) * BO + arange(BO)
+    store(y[o], load(x[o], mask=o < L, other=0), mask=o < Lo)
+"""
+    module = build(text)
+    x = torch.randn(3)
+    module.pool(x, torch.empty(1))  # (3 - 4) // 2 + 1 = 1, and (3 - 4) % 2 = -1, truncating
+    assert len(module.KERNELS["pool"]["jit"].launches) == 1
+    message = launch_error(module.pool, torch.randn(2), torch.empty(1))  # (2 - 4) // 2 + 1 = 0, not 1
+    assert "requires Lo == (L - KS) // ST + 1" in message
+
+
 def test_violated_data_fact_is_reported(build):
     module = build(EXAMPLE["moe_gemm"])
     X, W, Y = torch.randn(64, 32).half(), torch.randn(4, 32, 16).half(), torch.empty(64, 16).half()

@@ -39,7 +39,8 @@ def fact_tensors(kernel: ir.KernelIR) -> list[str]:
 class HostExpressions:
     """Launch values as Python expressions over sizes, scalar parameters and constants."""
 
-    def __init__(self, kernel: ir.KernelIR):
+    def __init__(self, kernel: ir.KernelIR, shown: bool = False):
+        self.shown = shown  # the text a message shows, as the Argus source writes it, rather than Python to run
         self.names = {v.id: name for name, v in kernel.sizes.items()}
         self.names.update({p.value.id: p.name for p in kernel.params if isinstance(p.type, ScalarT)})
         self.tensors = {p.value.id: p.name for p in kernel.params if isinstance(p.type, TensorT)}
@@ -95,7 +96,20 @@ def launch_binary(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
     operator = op.attrs["op"]
     if isinstance(value.type, ScalarT) and value.type.dtype.name == "bool" and operator in ("&", "|"):
         operator = "and" if operator == "&" else "or"
-    return binary(operands[0], operator, operands[1])
+    if host.shown:
+        return binary(operands[0], operator, operands[1])
+    return host_binary(operands[0], operator, operands[1])
+
+
+def host_binary(left: Expr, operator: str, right: Expr) -> Expr:
+    """A binary operation in launcher code: `//` and `%` go through the runtime's _idiv and _imod, which divide
+    integers as the kernel does (truncating), not as Python does (flooring)."""
+    if operator in HOST_DIVISIONS:
+        return call(HOST_DIVISIONS[operator], left, right)
+    return binary(left, operator, right)
+
+
+HOST_DIVISIONS = {"//": "_idiv", "%": "_imod"}
 
 
 @launch_rule("unary")
@@ -167,7 +181,7 @@ NOT_AT_LAUNCH = {
 
 def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
     """`def _NAME_launch(*, sizes, scalars, constants) -> (grid, [(requirement text, holds), ...])`."""
-    host = HostExpressions(kernel)
+    host, shown = HostExpressions(kernel), HostExpressions(kernel, shown=True)
     lines = Lines()
     arguments = launch_arguments(kernel) + [f"{name}=None" for name in fact_tensors(kernel)]
     lines.add(0, f"def {function}(*, {', '.join(arguments)}):", kernel.span.line + 1)
@@ -177,8 +191,9 @@ def launch_function(kernel: ir.KernelIR, function: str) -> Lines:
     lines.add(1, "requires = [")
     for value, span in kernel.requires:
         text = str(host.of(value))
-        shown = re.sub(r"\b_(cdiv|partition|in_range|permutation)\(", r"\1(", text)  # as the Argus source writes it
-        lines.add(2, f"({shown!r}, bool({text})),", span.line + 1)
+        # as the Argus source writes it
+        source = re.sub(r"\b_(cdiv|partition|in_range|permutation)\(", r"\1(", str(shown.of(value)))
+        lines.add(2, f"({source!r}, bool({text})),", span.line + 1)
     lines.add(1, "]")
     lines.add(1, "return grid, requires")
     return lines
@@ -318,7 +333,7 @@ class CountsWriter:
             case "const":
                 return self.host.of(value)
             case "binary" | "compare":
-                return binary(operands[0], op.attrs["op"], operands[1])
+                return host_binary(operands[0], op.attrs["op"], operands[1])
             case "unary":
                 return unary(op.attrs["op"], operands[0])
             case "cdiv":

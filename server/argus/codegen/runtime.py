@@ -46,6 +46,22 @@ def _cdiv(a, b):
     return -(-a // b)
 
 
+def _idiv(a, b):
+    """Argus `//` at launch: between integers it truncates toward zero, as the kernel (Triton, C) does, where
+    Python floors; a `requires` or grid reads the same here as the verifier reads it. Floats floor."""
+    if isinstance(a, int) and isinstance(b, int):
+        quotient = abs(a) // abs(b)
+        return quotient if (a >= 0) == (b >= 0) else -quotient
+    return a // b
+
+
+def _imod(a, b):
+    """Argus `%` at launch: the remainder that goes with _idiv (the dividend's sign between integers)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b * _idiv(a, b)
+    return a % b
+
+
 def _trips(start, stop, step):
     """Iterations of range(start, stop, step)."""
     return max(0, _cdiv(stop - start, step)) if step > 0 else max(0, _cdiv(start - stop, -step))

@@ -8,13 +8,30 @@ from argus.dsl import ast
 
 Number = int | float | bool
 
+
+def c_div(a: Number, b: Number) -> Number:
+    """Argus `//`: between integers it truncates toward zero, as Triton (and C) divide in the kernel, where
+    Python floors; (3 - 4) // 2 is 0, not -1. Floats floor, as in both."""
+    if isinstance(a, int) and isinstance(b, int):
+        quotient = abs(a) // abs(b)
+        return quotient if (a >= 0) == (b >= 0) else -quotient
+    return a // b
+
+
+def c_mod(a: Number, b: Number) -> Number:
+    """Argus `%`: the remainder that goes with c_div, with the sign of the dividend between integers."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b * c_div(a, b)
+    return a % b
+
+
 BINARY = {
     "+": operator.add,
     "-": operator.sub,
     "*": operator.mul,
     "/": operator.truediv,
-    "//": operator.floordiv,
-    "%": operator.mod,
+    "//": c_div,
+    "%": c_mod,
     "**": operator.pow,
     "&": operator.and_,
     "|": operator.or_,
