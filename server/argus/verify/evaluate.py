@@ -28,16 +28,12 @@ from argus.verify.padding_checks import PaddingMixin
 from argus.verify.rules import RULES, UNSUPPORTED, rule
 from argus.verify.shared import Shared
 from argus.verify.terms import (
-    COORD_NAMES,
     COORDS,
     ceil_div,
     depends_on,
     move_coords,
     trunc_div,
     trunc_mod,
-)
-from argus.verify.terms import (
-    show as show_term,
 )
 from argus.verify.values import (
     Unsupported,
@@ -517,41 +513,6 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
     def emit(self, obligation: Obligation) -> None:
         if self.emitting:
             self.obligations.append(obligation)
-
-    def source_names(self) -> dict[str, str]:
-        """The verifier's variable names as the kernel writes them: pid0 -> pm, e0 -> i, k0@13 -> k0."""
-        names = {f"e{k}": COORD_NAMES[k] for k in range(len(COORDS))}
-        for op in ir.walk_ops(self.kernel.body):
-            if op.kind == "program_id" and op.result.name:
-                names.setdefault(f"pid{op.attrs['axis']}{self.suffix}", op.result.name)
-            elif op.kind == "for":
-                names[f"{op.attrs['var']}@{op.span.line + 1}{self.suffix}"] = op.attrs["var"]
-        return names
-
-    def layout_text(self, sym: Sym, names: dict[str, str] | None = None) -> str:
-        names = names if names is not None else self.source_names()
-
-        def show(term):
-            return show_term(term, names)
-
-        parts = []
-        tensors: dict[str, list[tuple[int, Entry]]] = {}
-        for (tensor, axis), entry in sym.layout.items():
-            tensors.setdefault(tensor, []).append((axis, entry))
-        for tensor, entries in tensors.items():
-            axes = ", ".join(f"{e.label}: {show(e.term)}" for _, e in sorted(entries, key=lambda p: p[0]))
-            stat = " (statistic)" if any(e.stat for _, e in entries) else ""
-            parts.append(f"{tensor}[{axes}]{stat}")
-        text = "; ".join(parts) if parts else "no tensor index"
-        if sym.term is not None and not sym.layout:
-            text = f"value {show(sym.term)}"
-        if sym.valid is not None:
-            text += f"; mask {show(sym.valid)}"
-        if sym.tags:
-            text += "; tags " + ", ".join(f"{n}={show(t)}" for n, t in sorted(sym.tags.items()))
-        coords = ", ".join(COORD_NAMES[k] for k in range(len(sym.shape)))
-        shape = "x".join(str(n) for n in sym.shape)
-        return f"[{shape}] ({coords}) -> {text}" if sym.shape else text
 
 
 __all__ = ["Evaluator", "Shared", "Unsupported", "coord_list", "coord_ranges"]
