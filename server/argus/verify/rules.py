@@ -2,10 +2,10 @@
 
 `@rule("trans")` on a module-level function makes it the symbolic evaluation of `trans` ops: called as
 rule(evaluator, op, context), it sets the op's results and emits the op's own obligations through the
-evaluator it is given, and may return a new `Context`. The rules live by theme (values, elementwise ops,
-shapes and `dot` in evaluate.py; memory.py; claims.py; control_flow.py) and register when evaluate.py imports
-them. `Evaluator.op` looks the op's kind up here; a kind the verifier deliberately does not evaluate is listed
-in UNSUPPORTED with the reason (none today), which becomes the verdict's "unknown" reason.
+evaluator it is given, and may return a new `Context`. The rules live by theme (elementwise.py, shapes.py,
+dot.py, memory.py, claims.py, control_flow.py) and register when evaluate.py imports them. `Evaluator.op`
+looks the op's kind up here; a kind the verifier deliberately does not evaluate is listed in UNSUPPORTED with
+the reason (none today), which becomes the verdict's "unknown" reason.
 """
 
 from __future__ import annotations
