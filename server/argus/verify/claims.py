@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import z3
 
 from argus.dsl import ir
@@ -14,133 +16,133 @@ from argus.verify.terms import (
 )
 from argus.verify.values import coord_list, coord_ranges
 
+if TYPE_CHECKING:
+    from argus.verify.evaluate import Evaluator
 
-class ClaimsMixin:
-    """Evaluator ops for what a kernel claims: tags, assertions, invariants, hints (mixed into Evaluator)."""
 
-    @rule("hint")
-    def op_hint(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        n, fn = op.attrs["n"], op.attrs["fn"]
-        term = self.int_term(x)
-        goal, ranges, claim = HINT_GOALS[fn](term, x.shape, n, self.nonnegative)
-        self.emit(
-            Obligation(
-                "hint",
-                "AR309",
-                op.span,
-                f"compiler hint not established: {claim}",
-                goal,
-                context.assumptions + ranges,
-                context.loops,
-                self.program,
-                coord_list(x.shape),
-                [("x", term)],
-            )
+@rule("hint")
+def hint_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    x = ev.get(op.operands[0])
+    n, fn = op.attrs["n"], op.attrs["fn"]
+    term = ev.int_term(x)
+    goal, ranges, claim = HINT_GOALS[fn](term, x.shape, n, ev.nonnegative)
+    ev.emit(
+        Obligation(
+            "hint",
+            "AR309",
+            op.span,
+            f"compiler hint not established: {claim}",
+            goal,
+            context.assumptions + ranges,
+            context.loops,
+            ev.program,
+            coord_list(x.shape),
+            [("x", term)],
         )
-        self.result(op, x)
+    )
+    ev.result(op, x)
 
-    # shapes --------------------------------------------------------------------------------------
 
-    @rule("tag")
-    def op_tag(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        tags = dict(x.tags)
-        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
-            tags[name] = self.int_term(self.get(value))
-        self.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid, x.lanes))
+@rule("tag")
+def tag_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    x = ev.get(op.operands[0])
+    tags = dict(x.tags)
+    for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
+        tags[name] = ev.int_term(ev.get(value))
+    ev.result(op, Sym(x.shape, x.term, x.layout, tags, x.valid, x.lanes))
 
-    @rule("tag_read")
-    def op_tag_read(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        name = op.attrs["name"]
-        if name in x.tags:
-            self.result(op, Sym((), x.tags[name]))
-            return
-        known = ", ".join(sorted(x.tags)) or "none"
-        what = op.operands[0].name or "the value"
-        self.emit(
-            Obligation(
-                "tag_missing",
-                "AR308",
-                op.span,
-                f"`{what}` has no tag `{name}` here (its tags: {known})",
-                z3.BoolVal(False),
-                list(context.assumptions),
-                context.loops,
-                self.program,
-            )
+
+@rule("tag_read")
+def tag_read_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    x = ev.get(op.operands[0])
+    name = op.attrs["name"]
+    if name in x.tags:
+        ev.result(op, Sym((), x.tags[name]))
+        return
+    known = ", ".join(sorted(x.tags)) or "none"
+    what = op.operands[0].name or "the value"
+    ev.emit(
+        Obligation(
+            "tag_missing",
+            "AR308",
+            op.span,
+            f"`{what}` has no tag `{name}` here (its tags: {known})",
+            z3.BoolVal(False),
+            list(context.assumptions),
+            context.loops,
+            ev.program,
         )
-        self.result(op, Sym((), self.shared.fresh(f"missing tag {name}")))
+    )
+    ev.result(op, Sym((), ev.shared.fresh(f"missing tag {name}")))
 
-    @rule("assert_tag")
-    def op_assert_tag(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        what = op.operands[0].name or "the value"
-        for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
-            expected = self.int_term(self.get(value))
-            if name not in x.tags:
-                goal, shown = z3.BoolVal(False), [("expected", expected)]
-                message = f"`{what}` has no tag `{name}` here (its tags: {', '.join(sorted(x.tags)) or 'none'})"
-                kind, code = "tag_missing", "AR308"
-            else:
-                goal, shown = x.tags[name] == expected, [(f"{what}.{name}", x.tags[name]), ("expected", expected)]
-                message, kind, code = (
-                    f"tag assertion fails: {what}.{name} differs from the stated value",
-                    "tag",
-                    "AR305",
-                )
-            self.emit(
-                Obligation(
-                    kind,
-                    code,
-                    op.span,
-                    message,
-                    goal,
-                    list(context.assumptions),
-                    context.loops,
-                    self.program,
-                    [],
-                    shown,
-                    self.shared.origins.sites(op.operands[0], name) if self.recording else [],
-                )
-            )
 
-    @rule("assert")
-    def op_assert(self, op: ir.Op, context: Context) -> None:
-        cond = self.get(op.operands[0])
-        self.emit(
-            Obligation(
+@rule("assert_tag")
+def assert_tag_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    x = ev.get(op.operands[0])
+    what = op.operands[0].name or "the value"
+    for name, value in zip(op.attrs["names"], op.operands[1:], strict=True):
+        expected = ev.int_term(ev.get(value))
+        if name not in x.tags:
+            goal, shown = z3.BoolVal(False), [("expected", expected)]
+            message = f"`{what}` has no tag `{name}` here (its tags: {', '.join(sorted(x.tags)) or 'none'})"
+            kind, code = "tag_missing", "AR308"
+        else:
+            goal, shown = x.tags[name] == expected, [(f"{what}.{name}", x.tags[name]), ("expected", expected)]
+            message, kind, code = (
+                f"tag assertion fails: {what}.{name} differs from the stated value",
                 "tag",
                 "AR305",
+            )
+        ev.emit(
+            Obligation(
+                kind,
+                code,
                 op.span,
-                "tag assertion fails",
-                self.bool_term(cond),
-                context.assumptions + coord_ranges(cond.shape),
+                message,
+                goal,
+                list(context.assumptions),
                 context.loops,
-                self.program,
-                coord_list(cond.shape),
-                tag_reads(op, self),
-                self.shared.origins.reads(op.operands[0]) if self.recording else [],
+                ev.program,
+                [],
+                shown,
+                ev.shared.origins.sites(op.operands[0], name) if ev.recording else [],
             )
         )
 
-    @rule("invariant")
-    def op_invariant(self, op: ir.Op, context: Context) -> Context:
-        cond = self.get(op.operands[0])
-        term = self.bool_term(cond)
-        if cond.shape:
-            term = z3.ForAll(
-                [COORDS[k] for k in range(len(cond.shape))], z3.Implies(z3.And(*coord_ranges(cond.shape)), term)
-            )
-        self.invariants.append((op, term))
-        return context.child(term)
 
-    # control flow --------------------------------------------------------------------------------
-    invariants: list
+@rule("assert")
+def assert_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    cond = ev.get(op.operands[0])
+    ev.emit(
+        Obligation(
+            "tag",
+            "AR305",
+            op.span,
+            "tag assertion fails",
+            ev.bool_term(cond),
+            context.assumptions + coord_ranges(cond.shape),
+            context.loops,
+            ev.program,
+            coord_list(cond.shape),
+            tag_reads(op, ev),
+            ev.shared.origins.reads(op.operands[0]) if ev.recording else [],
+        )
+    )
 
 
-def tag_reads(op: ir.Op, evaluator) -> list[tuple[str, z3.ExprRef]]:
+@rule("invariant")
+def invariant_rule(ev: Evaluator, op: ir.Op, context: Context) -> Context:
+    cond = ev.get(op.operands[0])
+    term = ev.bool_term(cond)
+    if cond.shape:
+        term = z3.ForAll(
+            [COORDS[k] for k in range(len(cond.shape))], z3.Implies(z3.And(*coord_ranges(cond.shape)), term)
+        )
+    ev.invariants.append((op, term))
+    return context.child(term)
+
+
+def tag_reads(op: ir.Op, ev: Evaluator) -> list[tuple[str, z3.ExprRef]]:
     """The tag values a condition reads, for the witness: `a.k`, `b.k`."""
     shown = []
     stack, seen = [op.operands[0]], set()
@@ -151,7 +153,7 @@ def tag_reads(op: ir.Op, evaluator) -> list[tuple[str, z3.ExprRef]]:
         seen.add(value.id)
         if value.op.kind == "tag_read":
             source = value.op.operands[0].name or "value"
-            sym = evaluator.values.get(value.id)
+            sym = ev.values.get(value.id)
             if sym is not None and sym.term is not None:
                 shown.append((f"{source}.{value.op.attrs['name']}", sym.term))
             continue

@@ -9,7 +9,7 @@ SPLIT times.
 The obligation pairs the two instances of the evaluator as the race check does: two distinct programs whose
 `atomic_add`s of the same tensor meet at one element, each adding a value that a `dot` accumulated (followed
 back through the accumulator, the loop that carries it, `+`, `*` and casts), must not have read one K index,
-unmasked, in their dots. Each dot records its contracted index per instance (evaluate.op_dot, `Contraction`)
+unmasked, in their dots. Each dot records its contracted index per instance (dot.contraction, `Contraction`)
 with the conditions it ran under (its loops' ranges), so the claim is quantifier-free: z3 looks for a K index
 both programs multiplied into the element.
 """

@@ -7,69 +7,33 @@ the memory accesses and emits the obligations that belong to one op (contraction
 invariants, hints). Loops are evaluated twice: a first pass finds which carried values change, the second
 keeps the unchanged ones exact and havocs the rest (their tags are then constrained only by invariants).
 
-The ops are grouped by theme: values, elementwise ops, shapes and `dot` here; tensor accesses in memory.py;
-tags, assertions, invariants and hints in claims.py; `for` and `if` in control_flow.py.
+`Evaluator` holds one program's state (values, accesses, obligations, layouts, ...) and the core every rule
+uses; the rule of each IR op kind is a function in `rules.RULES`, called with the evaluator, grouped by theme:
+values and elementwise ops in elementwise.py, shape ops and reductions in shapes.py, `dot` in dot.py, tensor
+accesses in memory.py, tags, assertions, invariants and hints in claims.py, `for` and `if` in control_flow.py;
+what padding lanes hold (AR313, AR314) in padding_checks.py. Importing this module registers them all.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import z3
 
 from argus.dsl import ir
 from argus.dsl.spans import Span
-from argus.verify.claims import ClaimsMixin
-from argus.verify.control_flow import ControlFlowMixin
-from argus.verify.memory import MemoryMixin
-from argus.verify.model import Access, Context, Contraction, Entry, Key, Loop, Obligation, Sym
-from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const, known, move
-from argus.verify.padding_checks import PaddingMixin
-from argus.verify.rules import RULES, UNSUPPORTED, rule
+
+# importing the rule modules registers their rules in RULES
+from argus.verify import claims, control_flow, dot, elementwise, memory, shapes  # noqa: F401
+from argus.verify.model import Access, Context, Contraction, Loop, Obligation, Sym, ZeroTrip
+from argus.verify.padding import POSITIVE, Leaf
+from argus.verify.rules import RULES, UNSUPPORTED
 from argus.verify.shared import Shared
-from argus.verify.terms import (
-    COORD_NAMES,
-    COORDS,
-    ceil_div,
-    depends_on,
-    move_coords,
-    trunc_div,
-    trunc_mod,
-)
-from argus.verify.terms import (
-    show as show_term,
-)
-from argus.verify.values import (
-    Unsupported,
-    coord_list,
-    coord_ranges,
-    is_bool,
-    is_float,
-    is_int,
-    merge_tags,
-    same_term,
-    shape_of,
-)
-
-INT_OPS = {
-    "+": lambda a, b, _: a + b,
-    "-": lambda a, b, _: a - b,
-    "*": lambda a, b, _: a * b,
-    "//": trunc_div,
-    "%": trunc_mod,
-}
-COMPARES = {
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-}
+from argus.verify.terms import COORDS
+from argus.verify.values import Unsupported, coord_list, coord_ranges
 
 
-class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
-    """Evaluates the body of one kernel for one program of the grid (instance suffix '' or "'")."""
+class Evaluator:
+    """Evaluates the body of one kernel for one program of the grid (instance suffix '' or "'"): the state of
+    that evaluation, and the core every rule uses (values, terms, obligations, dispatch through RULES)."""
 
     def __init__(self, shared: Shared, suffix: str, record_obligations: bool):
         self.shared = shared
@@ -84,7 +48,7 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
-        self.zero_trips = {}  # a loop's "runs no iteration" condition (z3 id) -> ZeroTrip (AR314)
+        self.zero_trips: dict[int, ZeroTrip] = {}  # a loop's "runs no iteration" condition (z3 id) -> AR314
         self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign
         self.nonnegative = {str(p) for p in self.program} | set(shared.sizes) | {str(c) for c in COORDS}
@@ -111,7 +75,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
             return sym
         if value.id in self.shared.scalars:
             term = self.shared.scalars[value.id]
-            return Sym((), term, lanes=self.scalar_lanes() if term is None else None)
+            # a float launch scalar: a positive number in every lane
+            return Sym((), term, lanes=Leaf(POSITIVE) if term is None else None)
         for name, size in self.kernel.sizes.items():
             if size.id == value.id:
                 return Sym((), self.shared.sizes[name])
@@ -136,19 +101,8 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         if self.recording and self.record_obligations and value.name:
             self.layouts[value.id] = (span, value.name, sym)
 
-    def aligned(self, sym: Sym, shape: tuple[int, ...]) -> Sym:
-        """The value broadcast to `shape`: its coordinates moved right-aligned, size-1 axes pinned to 0."""
-        rank, target = len(sym.shape), len(shape)
-        mapping = {}
-        for k in range(rank):
-            axis = k + target - rank
-            mapping[k] = z3.IntVal(0) if sym.shape[k] == 1 and shape[axis] != 1 else COORDS[axis]
-        if all(v.eq(COORDS[k]) for k, v in mapping.items()):
-            return Sym(shape, sym.term, sym.layout, sym.tags, sym.valid, sym.lanes)
-        layout = {key: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for key, e in sym.layout.items()}
-        moved = move_coords(sym.valid, mapping)
-        lanes = move(sym.lanes, mapping, known(sym.valid, moved))
-        return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, moved, lanes)
+    def result(self, op: ir.Op, sym: Sym) -> None:
+        self.set(op.result, sym, op.span)
 
     # ---- blocks and ops -------------------------------------------------------------------------
     def block(self, block: ir.Block, context: Context) -> Context:
@@ -164,349 +118,6 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         result = handler(self, op, context)
         return result if isinstance(result, Context) else context
 
-    def result(self, op: ir.Op, sym: Sym) -> None:
-        self.set(op.result, sym, op.span)
-
-    @rule("const")
-    def op_const(self, op: ir.Op, context: Context) -> None:
-        value = op.attrs["value"]
-        if isinstance(value, bool):
-            term = z3.BoolVal(value)
-        elif isinstance(value, int):
-            term = z3.IntVal(value)
-        else:
-            term = None
-        lanes = Leaf(const(float(value))) if isinstance(value, float) else None
-        self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
-
-    @rule("program_id")
-    def op_program_id(self, op: ir.Op, context: Context) -> None:
-        self.result(op, Sym((), self.program[op.attrs["axis"]]))
-
-    @rule("num_programs")
-    def op_num_programs(self, op: ir.Op, context: Context) -> None:
-        self.result(op, Sym((), self.int_term(self.get(self.kernel.grid[op.attrs["axis"]]))))
-
-    @rule("arange")
-    def op_arange(self, op: ir.Op, context: Context) -> None:
-        self.result(op, Sym((op.attrs["n"],), COORDS[0]))
-
-    @rule("zeros")
-    def op_zeros(self, op: ir.Op, context: Context) -> None:
-        dtype = op.attrs["dtype"]
-        term = z3.BoolVal(False) if dtype.kind == "bool" else z3.IntVal(0) if dtype.is_integer else None
-        lanes = None if dtype.is_integer else Leaf(const(0.0))
-        self.result(op, Sym(shape_of(op.result.type), term, lanes=lanes))
-
-    @rule("full")
-    def op_full(self, op: ir.Op, context: Context) -> None:
-        value = self.get(op.operands[0])
-        integer = op.attrs["dtype"].is_integer
-        term = value.term if integer else None
-        lanes = None if integer else self.lane_tree(value)
-        self.result(op, Sym(shape_of(op.result.type), term, tags=dict(value.tags), lanes=lanes))
-
-    # elementwise --------------------------------------------------------------------------------
-    def elementwise(
-        self, op: ir.Op, operands: list[Sym], term, context: Context, lanes: Callable[[], Tree | None] | None = None
-    ) -> None:
-        """`lanes`: what the lanes of a float result hold (PaddingMixin.combined; None when not known), asked
-        only for a float result: most elementwise ops of a kernel are index arithmetic."""
-        shape = shape_of(op.result.type)
-        layout: dict[Key, Entry] = {}
-        tags: dict[str, z3.ArithRef] = {}
-        valid = None
-        for sym in operands:
-            if sym.valid is not None:
-                valid = sym.valid if valid is None else z3.And(valid, sym.valid)
-        for sym in operands:
-            layout = self.merge_layouts(layout, sym.layout, shape, op, context, valid)
-            tags = merge_tags(tags, sym.tags)
-        self.result(op, Sym(shape, term, layout, tags, valid, lanes() if lanes and is_float(op.result.type) else None))
-
-    def merge_layouts(
-        self, a: dict[Key, Entry], b: dict[Key, Entry], shape, op: ir.Op, context: Context, valid=None
-    ) -> dict[Key, Entry]:
-        merged = dict(a)
-        for key, entry in b.items():
-            other = merged.get(key)
-            if other is None:
-                merged[key] = entry
-                continue
-            if same_term(other.term, entry.term):
-                merged[key] = other if not other.stat else entry
-                continue
-            if other.stat or entry.stat:
-                stat, full = (other, entry) if other.stat else (entry, other)
-                self.alignment(op, key, stat, full, shape, context, valid)
-                merged[key] = full if not full.stat else stat
-            else:
-                del merged[key]  # two different indices of one axis (a stencil): the value stands for neither
-        return merged
-
-    def alignment(self, op: ir.Op, key: Key, stat: Entry, full: Entry, shape, context: Context, valid=None) -> None:
-        """Only elements a mask lets through count: padding combined with another row's statistic is harmless."""
-        if not self.emitting:
-            return
-        where = f"line {stat.origin.line + 1}" if stat.origin else "a reduction"
-        related = [(stat.origin, "the statistic is computed here")] if stat.origin else []
-        self.emit(
-            Obligation(
-                "alignment",
-                "AR311",
-                op.span,
-                f"a statistic reduced at {where} is applied to other {key[0]} indices (axis {key[1]}, "
-                f"{full.label}) than it was computed from",
-                full.term == stat.term,
-                context.assumptions + coord_ranges(shape) + ([valid] if valid is not None else []),
-                context.loops,
-                self.program,
-                coord_list(shape),
-                [(f"{key[0]} index of the element", full.term), (f"{key[0]} index of the statistic", stat.term)],
-                related,
-            )
-        )
-
-    def operands(self, op: ir.Op) -> list[Sym]:
-        shape = shape_of(op.result.type)
-        return [self.aligned(self.get(v), shape) for v in op.operands]
-
-    @rule("binary")
-    def op_binary(self, op: ir.Op, context: Context) -> None:
-        a, b = self.operands(op)
-        name = op.attrs["op"]
-        term = None
-        if a.term is not None and b.term is not None:
-            if z3.is_bool(a.term) and z3.is_bool(b.term) and name in ("&", "|", "^"):
-                term = {"&": z3.And, "|": z3.Or, "^": z3.Xor}[name](a.term, b.term)
-            elif is_int(op.result.type) and name in INT_OPS:
-                term = INT_OPS[name](self.int_term(a), self.int_term(b), self.nonnegative)
-            elif is_int(op.result.type) and name in ("<<", ">>") and z3.is_int_value(b.term):
-                factor = z3.IntVal(2 ** b.term.as_long())
-                term = a.term * factor if name == "<<" else trunc_div(self.int_term(a), factor, self.nonnegative)
-            elif is_int(op.result.type) or is_bool(op.result.type):
-                term = self.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
-        if name == "+" and not is_int(op.result.type):
-            self.accumulation(op, "sum", [a, b], context)
-        if name == "/" and is_float(op.result.type):
-            self.division(op, a, b, context)
-        self.elementwise(op, [a, b], term, context, lambda: self.combined([a, b], BINARY.get(name)))
-
-    @rule("unary")
-    def op_unary(self, op: ir.Op, context: Context) -> None:
-        (x,) = self.operands(op)
-        name = op.attrs["op"]
-        term = None
-        if x.term is not None:
-            if z3.is_bool(x.term):
-                term = z3.Not(x.term) if name in ("~", "not") else x.term
-            elif name == "-":
-                term = -x.term
-            elif name == "+":
-                term = x.term
-            elif name == "~":
-                term = -x.term - 1
-            elif name == "not":
-                term = x.term == 0
-        self.elementwise(op, [x], term, context, lambda: self.combined([x], UNARY.get(name)))
-
-    @rule("compare")
-    def op_compare(self, op: ir.Op, context: Context) -> None:
-        a, b = self.operands(op)
-        term = None
-        if a.term is not None and b.term is not None:
-            if z3.is_bool(a.term) != z3.is_bool(b.term):
-                term = COMPARES[op.attrs["op"]](self.int_term(a), self.int_term(b))
-            else:
-                term = COMPARES[op.attrs["op"]](a.term, b.term)
-        elif is_int(op.operands[0].type) or is_int(op.operands[1].type):
-            term = self.shared.fresh("comparison", "bool")
-        self.elementwise(op, [a, b], term, context)
-
-    @rule("math")
-    def op_math(self, op: ir.Op, context: Context) -> None:
-        xs = self.operands(op)
-        fn = op.attrs["fn"]
-        term = None
-        if is_int(op.result.type) and all(x.term is not None for x in xs):
-            if fn in ("maximum", "minimum"):
-                a, b = (self.int_term(x) for x in xs)
-                term = z3.If(a >= b, a, b) if fn == "maximum" else z3.If(a <= b, a, b)
-            elif fn == "abs":
-                a = self.int_term(xs[0])
-                term = z3.If(a >= 0, a, -a)
-        if fn in ("maximum", "minimum") and not is_int(op.result.type):
-            self.accumulation(op, "max" if fn == "maximum" else "min", xs, context)
-        self.elementwise(op, xs, term, context, lambda: self.combined(xs, MATH.get(fn)))
-
-    @rule("where")
-    def op_where(self, op: ir.Op, context: Context) -> None:
-        c, a, b = self.operands(op)
-        term = None
-        if a.term is not None and b.term is not None:
-            if z3.is_bool(a.term) == z3.is_bool(b.term):
-                term = z3.If(self.bool_term(c), a.term, b.term)
-            else:
-                term = z3.If(self.bool_term(c), self.int_term(a), self.int_term(b))
-        self.elementwise(op, [c, a, b], term, context, lambda: self.chosen(c, a, b))
-
-    @rule("cast")
-    def op_cast(self, op: ir.Op, context: Context) -> None:
-        (x,) = self.operands(op)
-        target = op.attrs["dtype"]
-        term = None
-        if target.kind == "bool":
-            term = self.bool_term(x) if x.term is not None else self.shared.fresh("cast", "bool")
-        elif target.is_integer:
-            if x.term is not None:
-                term = self.int_term(x)
-            else:
-                term = self.shared.fresh("float converted to an integer")
-        lanes = None
-        if self.emitting and not target.is_integer and not (x.valid is not None and x.lanes is None):
-            lanes = self.lane_tree(x)  # a float converted: the same values; an integer or a mask: its numbers
-        self.result(op, Sym(x.shape, term, dict(x.layout), dict(x.tags), x.valid, lanes))
-
-    def moved(self, op: ir.Op, x: Sym, mapping: dict[int, z3.ArithRef], shape) -> None:
-        layout = {k: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for k, e in x.layout.items()}
-        valid = move_coords(x.valid, mapping)
-        lanes = move(x.lanes, mapping, known(x.valid, valid))
-        self.result(op, Sym(tuple(shape), move_coords(x.term, mapping), layout, dict(x.tags), valid, lanes))
-
-    @rule("expand_dims")
-    def op_expand_dims(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        shape = shape_of(op.result.type)
-        added = set(op.attrs["axes"])
-        kept = [k for k in range(len(shape)) if k not in added]
-        self.moved(op, x, {old: COORDS[new] for old, new in enumerate(kept)}, shape)
-
-    @rule("trans")
-    def op_trans(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        self.moved(op, x, {0: COORDS[1], 1: COORDS[0]}, shape_of(op.result.type))
-
-    @rule("broadcast_to")
-    def op_broadcast_to(self, op: ir.Op, context: Context) -> None:
-        self.result(op, self.aligned(self.get(op.operands[0]), shape_of(op.result.type)))
-
-    @rule("reshape")
-    def op_reshape(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        shape = shape_of(op.result.type)
-        linear = z3.IntVal(0)
-        for k, n in enumerate(shape):
-            linear = linear * n + COORDS[k]
-        mapping, stride = {}, 1
-        for k in reversed(range(len(x.shape))):
-            mapping[k] = (linear / stride) % x.shape[k]
-            stride *= x.shape[k]
-        self.moved(op, x, mapping, shape)
-
-    @rule("reduce")
-    def op_reduce(self, op: ir.Op, context: Context) -> None:
-        x = self.get(op.operands[0])
-        self.reduce_padding(op, x, context)
-        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
-        shape = shape_of(op.result.type)
-        mapping = {}
-        for k in range(len(x.shape)):
-            if k == axis:
-                continue
-            mapping[k] = COORDS[k] if keep or k < axis else COORDS[k - 1]
-        layout = {}
-        for key, entry in x.layout.items():
-            if depends_on(entry.term, [COORDS[axis]]):
-                continue
-            layout[key] = Entry(move_coords(entry.term, mapping), entry.label, True, op.span)
-        term = self.shared.fresh(f"{op.attrs['fn']} of integers") if is_int(op.result.type) else None
-        lanes = None if term is not None else self.reduced_lanes(x, axis, op.attrs["fn"], mapping)
-        self.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))
-
-    @rule("cdiv")
-    def op_cdiv(self, op: ir.Op, context: Context) -> None:
-        a, b = (self.get(v) for v in op.operands)
-        self.result(op, Sym((), ceil_div(self.int_term(a), self.int_term(b), self.nonnegative)))
-
-    # dot -----------------------------------------------------------------------------------------
-    @rule("dot")
-    def op_dot(self, op: ir.Op, context: Context) -> None:
-        a, b = self.get(op.operands[0]), self.get(op.operands[1])
-        rank = len(a.shape)
-        i, kk, j = z3.Int("i"), z3.Int("kk"), z3.Int("j")
-        batch = [COORDS[0]] if rank == 3 else []
-        a_map = {**dict(enumerate(batch)), rank - 2: i, rank - 1: kk}
-        b_map = {**dict(enumerate(batch)), rank - 2: kk, rank - 1: j}
-        a_axis, b_axis = [COORDS[rank - 1]], [COORDS[rank - 2]]
-        a_contracted = {k: e for k, e in a.layout.items() if depends_on(e.term, a_axis)}
-        b_contracted = {k: e for k, e in b.layout.items() if depends_on(e.term, b_axis)}
-        shape = shape_of(op.result.type)
-        ranges = [z3.And(i >= 0, i < a.shape[-2]), z3.And(kk >= 0, kk < a.shape[-1]), z3.And(j >= 0, j < b.shape[-1])]
-        ranges += coord_ranges(shape[:-2])
-        pairs = [(ak, ae, bk, be) for ak, ae in a_contracted.items() for bk, be in b_contracted.items()]
-        same = [p for p in pairs if p[1].label == p[3].label]
-        # Axes of the same dimension must be read at the same index. When no contracted axis of a shares a
-        # dimension with one of b (x's K against W's N: a Linear's W used without `trans`), every pair must: tiles
-        # of equal size would otherwise check clean while contracting over different dimensions (issue 17, 1).
-        for a_key, a_entry, b_key, b_entry in (same or pairs) if self.emitting else ():
-            a_index, b_index = move_coords(a_entry.term, a_map), move_coords(b_entry.term, b_map)
-            both = [v for v in (move_coords(a.valid, a_map), move_coords(b.valid, b_map)) if v is not None]
-            self.emit(
-                Obligation(
-                    "contraction",
-                    "AR310",
-                    op.span,
-                    f"dot contraction mismatch: a's column index into {a_key[0]} differs from b's row index "
-                    f"into {b_key[0]} ({dimensions(a_entry.label, b_entry.label)})",
-                    z3.Implies(z3.And(*both), a_index == b_index) if both else a_index == b_index,
-                    context.assumptions + ranges,
-                    context.loops,
-                    self.program,
-                    [("i", i), ("kk", kk), ("j", j)],
-                    [(f"a's {a_entry.label} index", a_index), (f"b's {b_entry.label} index", b_index)],
-                )
-            )
-        self.dot_padding(op, a, b, a_map, b_map, kk, [("i", i), ("kk", kk), ("j", j)], ranges, context)
-        if self.recording and id(op) in self.shared.summed_dots:
-            self.contraction(op, a, b, a_contracted, b_contracted, batch, context)
-        out_map_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
-        out_map_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
-        layout: dict[Key, Entry] = {}
-        for key, entry in a.layout.items():
-            if key not in a_contracted:
-                layout[key] = Entry(move_coords(entry.term, out_map_a), entry.label, entry.stat, entry.origin)
-        for key, entry in b.layout.items():
-            if key not in b_contracted:
-                layout[key] = Entry(move_coords(entry.term, out_map_b), entry.label, entry.stat, entry.origin)
-        tags = merge_tags(a.tags, b.tags)
-        term = self.shared.fresh("integer dot") if is_int(op.result.type) else None
-        valid, lanes = self.dot_output(a, b, rank)
-        sym = Sym(shape, term, layout, tags, valid, lanes)
-        if len(op.operands) > 2:
-            acc = self.aligned(self.get(op.operands[2]), shape)
-            merged = self.merge_layouts(acc.layout, layout, shape, op, context)
-            total = None if valid is None else self.combined([acc, sym], BINARY["+"])
-            valid = valid if acc.valid is None or valid is None else z3.And(acc.valid, valid)
-            sym = Sym(shape, term, merged, merge_tags(tags, acc.tags), valid if total is not None else None, total)
-        self.result(op, sym)
-
-    def contraction(self, op: ir.Op, a: Sym, b: Sym, a_contracted, b_contracted, batch, context: Context) -> None:
-        """What this instance's dot contracts, in its result's coordinates, for AR315 (contributions.py): the
-        index each contracted axis reads at lane kk (a variable of this instance), the operands' masks there."""
-        rank = len(a.shape)
-        lane = z3.Int(f"kk@{op.span.line + 1}{self.suffix}")
-        a_map = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2], rank - 1: lane}
-        b_map = {**dict(enumerate(batch)), rank - 2: lane, rank - 1: COORDS[rank - 1]}
-        indices = {k: (move_coords(e.term, a_map), e.label) for k, e in a_contracted.items()}
-        indices.update({k: (move_coords(e.term, b_map), e.label) for k, e in b_contracted.items()})
-        masks = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
-        lane_range = z3.And(lane >= 0, lane < a.shape[-1])
-        self.contractions[id(op)] = Contraction(
-            indices, masks, list(context.assumptions), list(context.loops), lane, lane_range, op.span, a.shape[-1]
-        )
-
-    # memory --------------------------------------------------------------------------------------
-
     # ---- obligations ------------------------------------------------------------------------------
     @property
     def emitting(self) -> bool:
@@ -518,46 +129,5 @@ class Evaluator(MemoryMixin, ClaimsMixin, ControlFlowMixin, PaddingMixin):
         if self.emitting:
             self.obligations.append(obligation)
 
-    def source_names(self) -> dict[str, str]:
-        """The verifier's variable names as the kernel writes them: pid0 -> pm, e0 -> i, k0@13 -> k0."""
-        names = {f"e{k}": COORD_NAMES[k] for k in range(len(COORDS))}
-        for op in ir.walk_ops(self.kernel.body):
-            if op.kind == "program_id" and op.result.name:
-                names.setdefault(f"pid{op.attrs['axis']}{self.suffix}", op.result.name)
-            elif op.kind == "for":
-                names[f"{op.attrs['var']}@{op.span.line + 1}{self.suffix}"] = op.attrs["var"]
-        return names
-
-    def layout_text(self, sym: Sym, names: dict[str, str] | None = None) -> str:
-        names = names if names is not None else self.source_names()
-
-        def show(term):
-            return show_term(term, names)
-
-        parts = []
-        tensors: dict[str, list[tuple[int, Entry]]] = {}
-        for (tensor, axis), entry in sym.layout.items():
-            tensors.setdefault(tensor, []).append((axis, entry))
-        for tensor, entries in tensors.items():
-            axes = ", ".join(f"{e.label}: {show(e.term)}" for _, e in sorted(entries, key=lambda p: p[0]))
-            stat = " (statistic)" if any(e.stat for _, e in entries) else ""
-            parts.append(f"{tensor}[{axes}]{stat}")
-        text = "; ".join(parts) if parts else "no tensor index"
-        if sym.term is not None and not sym.layout:
-            text = f"value {show(sym.term)}"
-        if sym.valid is not None:
-            text += f"; mask {show(sym.valid)}"
-        if sym.tags:
-            text += "; tags " + ", ".join(f"{n}={show(t)}" for n, t in sorted(sym.tags.items()))
-        coords = ", ".join(COORD_NAMES[k] for k in range(len(sym.shape)))
-        shape = "x".join(str(n) for n in sym.shape)
-        return f"[{shape}] ({coords}) -> {text}" if sym.shape else text
-
 
 __all__ = ["Evaluator", "Shared", "Unsupported", "coord_list", "coord_ranges"]
-
-
-def dimensions(a_label: str, b_label: str) -> str:
-    if a_label == b_label:
-        return f"dimension {a_label}"
-    return f"a contracts over {a_label}, b over {b_label}: a transposed operand needs `trans`"

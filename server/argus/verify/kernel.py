@@ -18,6 +18,7 @@ from argus.verify.contributions import double_count_obligations
 from argus.verify.coverage import coverage_obligations
 from argus.verify.evaluate import Evaluator, Shared, Unsupported
 from argus.verify.hints import hint_for
+from argus.verify.layout_text import layout_text, source_names
 from argus.verify.model import Obligation
 from argus.verify.races import race_obligations
 from argus.verify.solve import DEFAULT_RLIMIT, Prover, Verdict
@@ -246,9 +247,9 @@ def collect(
     )
     layouts = []
     if with_layouts:
-        names = first.source_names()
+        names = source_names(kernel, first.suffix)
         layouts = [
-            ValueLayout(span, name, render=partial(first.layout_text, sym, names))
+            ValueLayout(span, name, render=partial(layout_text, sym, names))
             for span, name, sym in first.layouts.values()
         ]
     return obligations, prover, layouts

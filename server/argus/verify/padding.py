@@ -6,11 +6,11 @@ value sets (`VSet`: a range of finite numbers, and whether -inf, +inf or NaN can
 `Branch`es on the integer conditions of `where` (z3 terms over the element coordinates). A reduction may
 see padding lanes only if each holds its identity (0 for `sum` and a `dot`'s products, -inf or anything no
 larger than every real lane for `max`, +inf or anything no smaller for `min`); the check is
-`PaddingMixin.padding` (AR313, docs/diagnostics.md).
+`padding_checks.padding` (AR313, docs/diagnostics.md).
 
 Assumptions, each the way kernel engineers read their own code: data loaded from a tensor is finite; a
 float scalar parameter (a scale, a temperature, an epsilon) is positive and finite; a divisor is not zero
-(where one is exactly 0, that is AR314: padding_checks.PaddingMixin.division).
+(where one is exactly 0, that is AR314: padding_checks.division).
 """
 
 from __future__ import annotations

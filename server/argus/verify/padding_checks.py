@@ -1,17 +1,20 @@
 """AR313: padding lanes reaching a reduction with a value that is not its identity (issue 17, class 2).
 
 The evaluator keeps, for each float value, what its lanes hold (padding.Tree) next to the mask its loads
-were made under (`Sym.valid`). At `sum`, `max`, `min`, `argmax`, `argmin` and at a `dot`'s contraction this
-mixin asks z3 for a padding lane (the mask off) in a *live* row (one with a real lane along the reduced axis)
-whose value would change the result: `other=0` under a `max`, `exp` of a 0 padding under a `sum`, `x - mean`
-not re-masked before the variance's sum. A mask that is all true wherever the reduction looks (`requires
+were made under (`Sym.valid`); its rules ask this module what a result's lanes hold (`lane_tree`, `combined`,
+`chosen`, `loaded`). At `sum`, `max`, `min`, `argmax`, `argmin` and at a `dot`'s contraction, `padding` asks
+z3 for a padding lane (the mask off) in a *live* row (one with a real lane along the reduced axis) whose
+value would change the result: `other=0` under a `max`, `exp` of a 0 padding under a `sum`, `x - mean` not
+re-masked before the variance's sum. A mask that is all true wherever the reduction looks (`requires
 N % BN == 0`, a tile that covers the dimension exactly) proves it; a row made of padding only is dead (its
-result is masked off on the way out) and is not asked about.
+result is masked off on the way out) and is not asked about. AR314 (division by an exact 0) is here too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import z3
 
@@ -19,7 +22,6 @@ from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
-    POSITIVE,
     REAL,
     UNDEFINED,
     Branch,
@@ -38,7 +40,10 @@ from argus.verify.padding import (
     mul,
 )
 from argus.verify.terms import COORDS, depends_on, free_names, move_coords, substitute
-from argus.verify.values import coord_list, coord_ranges
+from argus.verify.values import aligned, coord_list, coord_ranges
+
+if TYPE_CHECKING:
+    from argus.verify.evaluate import Evaluator
 
 HINT = {
     "sum": "load with other=0, or re-mask with where(mask, x, 0) before the sum",
@@ -50,283 +55,300 @@ HINT = {
 }
 
 
-class PaddingMixin:
-    """Lane values of float tiles and the AR313 obligations (mixed into Evaluator)."""
+def lane_tree(ev: Evaluator, sym: Sym) -> Tree:
+    """What the lanes of a value hold: its own tree, or what its integer term says, or a real number."""
+    if sym.lanes is not None:
+        return sym.lanes
+    term = sym.term
+    if term is not None and z3.is_bool(term):
+        return branch(term, Leaf(const(1.0)), Leaf(const(0.0)))
+    if term is not None and z3.is_int_value(term):
+        return Leaf(const(float(term.as_long())))
+    if term is not None and z3.is_const(term) and term.decl().name() in ev.shared.sizes:
+        return Leaf(VSet(1.0, float("inf")))
+    return Leaf(REAL)
 
-    def lane_tree(self, sym: Sym) -> Tree:
-        """What the lanes of a value hold: its own tree, or what its integer term says, or a real number."""
-        if sym.lanes is not None:
-            return sym.lanes
-        term = sym.term
-        if term is not None and z3.is_bool(term):
-            return branch(term, Leaf(const(1.0)), Leaf(const(0.0)))
-        if term is not None and z3.is_int_value(term):
-            return Leaf(const(float(term.as_long())))
-        if term is not None and z3.is_const(term) and term.decl().name() in self.shared.sizes:
-            return Leaf(VSet(1.0, float("inf")))
-        return Leaf(REAL)
 
-    def combined(self, operands: list[Sym], rule) -> Tree | None:
-        """The lanes of an elementwise result, or None when an operand's padding is not known (given up).
-        Only followed where obligations are kept: a loop's first pass and the other program's instance need
-        none, and nothing they compute reaches a kept obligation."""
-        if not self.emitting or rule is None or any(s.valid is not None and s.lanes is None for s in operands):
-            return None
-        try:
-            return bounded(apply(rule, [self.lane_tree(s) for s in operands]))
-        except (ArithmeticError, ValueError):  # value-set arithmetic that fails gives up, never guesses
-            return None
+def combined(ev: Evaluator, operands: list[Sym], rule: Callable[..., VSet] | None) -> Tree | None:
+    """The lanes of an elementwise result, or None when an operand's padding is not known (given up).
+    Only followed where obligations are kept: a loop's first pass and the other program's instance need
+    none, and nothing they compute reaches a kept obligation."""
+    if not ev.emitting or rule is None or any(s.valid is not None and s.lanes is None for s in operands):
+        return None
+    try:
+        return bounded(apply(rule, [lane_tree(ev, s) for s in operands]))
+    except (ArithmeticError, ValueError):  # value-set arithmetic that fails gives up, never guesses
+        return None
 
-    def chosen(self, c: Sym, a: Sym, b: Sym) -> Tree | None:
-        """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one."""
-        if not self.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
-            return None
-        cond = c.term if c.term is not None and z3.is_bool(c.term) else None
-        return bounded(branch(cond, self.lane_tree(a), self.lane_tree(b)))
 
-    def loaded(self, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tree | None:
-        """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off."""
-        if not self.emitting:
-            return None
-        if other is None:
-            pad = UNDEFINED
-        else:
-            tree = self.lane_tree(other)
-            pad = tree.values if isinstance(tree, Leaf) else REAL
-        return Branch(mask, Leaf(REAL), Leaf(pad, (op.span,)))
+def chosen(ev: Evaluator, c: Sym, a: Sym, b: Sym) -> Tree | None:
+    """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one."""
+    if not ev.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
+        return None
+    cond = c.term if c.term is not None and z3.is_bool(c.term) else None
+    return bounded(branch(cond, lane_tree(ev, a), lane_tree(ev, b)))
 
-    def scalar_lanes(self) -> Tree:
-        return Leaf(POSITIVE)
 
-    # ---- the obligation -----------------------------------------------------------------------------
-    def padding(
-        self,
-        op: ir.Op,
-        fn: str,
-        tree: Tree | None,
-        valid: z3.BoolRef | None,
-        lane: z3.ArithRef,
-        extent: int | z3.BoolRef,
-        frame: Frame,
-        context: Context,
-        source: Sym | None = None,
-        real: str = "",
-        what: str = "",
-    ) -> None:
-        """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
-        across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
-        the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
-        values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
-        built only when some lane is asked about; `real`: how the witness names the real lane of the same
-        row; `what`: how the message names the reduction; `source`: the reduced value, whose tensor indices
-        the witness shows."""
-        if not self.emitting or tree is None or valid is None:
-            return
-        bad = reaching_leaves(fn, tree, valid)
-        if not bad:
-            return
-        if isinstance(frame, Spelled):
-            coords, ranges = frame.coords, frame.ranges
-        else:
-            coords, ranges = coord_list(frame), coord_ranges(frame)
-        other = z3.Int(f"{lane}'")
-        shown = [(f"{t} index {d} ({e.label})", e.term) for (t, d), e in (source.layout if source else {}).items()]
-        if isinstance(extent, int):
-            extent = z3.And(lane >= 0, lane < extent)
-        real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
-        live = substitute(valid, [(lane, other)])
-        reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
-        held = bad[0][1].values
-        for _, leaf in bad[1:]:
-            held = held.union(leaf.values)
-        origins = sorted({span for _, leaf in bad for span in leaf.origins}, key=lambda s: (s.line, s.col))
-        lines = sorted({span.line + 1 for span in origins})
-        where = f" (masked off at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))})" if lines else ""
-        self.emit(
-            Obligation(
-                "padding",
-                "AR313",
-                op.span,
-                f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, "
-                f"not its identity {IDENTITY[fn]}",
-                z3.Or(valid, z3.Not(reaching)),
-                context.assumptions + ranges + [substitute(extent, [(lane, other)]), live],
-                context.loops,
-                self.program,
-                coords,
-                [*shown, (real, other)],
-                [(span, "the masked-off lanes are loaded here") for span in origins],
-                HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating"),
-            )
+def loaded(ev: Evaluator, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tree | None:
+    """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off."""
+    if not ev.emitting:
+        return None
+    if other is None:
+        pad = UNDEFINED
+    else:
+        tree = lane_tree(ev, other)
+        pad = tree.values if isinstance(tree, Leaf) else REAL
+    return Branch(mask, Leaf(REAL), Leaf(pad, (op.span,)))
+
+
+# ---- the obligation -----------------------------------------------------------------------------
+def padding(
+    ev: Evaluator,
+    op: ir.Op,
+    fn: str,
+    tree: Tree | None,
+    valid: z3.BoolRef | None,
+    lane: z3.ArithRef,
+    extent: int | z3.BoolRef,
+    frame: Frame,
+    context: Context,
+    source: Sym | None = None,
+    real: str = "",
+    what: str = "",
+) -> None:
+    """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
+    across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
+    the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
+    values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
+    built only when some lane is asked about; `real`: how the witness names the real lane of the same
+    row; `what`: how the message names the reduction; `source`: the reduced value, whose tensor indices
+    the witness shows."""
+    if not ev.emitting or tree is None or valid is None:
+        return
+    bad = reaching_leaves(fn, tree, valid)
+    if not bad:
+        return
+    if isinstance(frame, Spelled):
+        coords, ranges = frame.coords, frame.ranges
+    else:
+        coords, ranges = coord_list(frame), coord_ranges(frame)
+    other = z3.Int(f"{lane}'")
+    shown = [(f"{t} index {d} ({e.label})", e.term) for (t, d), e in (source.layout if source else {}).items()]
+    if isinstance(extent, int):
+        extent = z3.And(lane >= 0, lane < extent)
+    real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
+    live = substitute(valid, [(lane, other)])
+    reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
+    held = bad[0][1].values
+    for _, leaf in bad[1:]:
+        held = held.union(leaf.values)
+    origins = sorted({span for _, leaf in bad for span in leaf.origins}, key=lambda s: (s.line, s.col))
+    lines = sorted({span.line + 1 for span in origins})
+    where = f" (masked off at line{'s' * (len(lines) > 1)} {', '.join(map(str, lines))})" if lines else ""
+    ev.emit(
+        Obligation(
+            "padding",
+            "AR313",
+            op.span,
+            f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity {IDENTITY[fn]}",
+            z3.Or(valid, z3.Not(reaching)),
+            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live],
+            context.loops,
+            ev.program,
+            coords,
+            [*shown, (real, other)],
+            [(span, "the masked-off lanes are loaded here") for span in origins],
+            HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating"),
         )
+    )
 
-    def division(self, op: ir.Op, a: Sym, b: Sym, context: Context) -> None:
-        """AR314 at a float `a / b`: no real lane divides by exactly 0. A divisor is exactly 0 where its lanes
-        say so through conditions the verifier models: a value carried by a loop that may run no iteration and
-        that starts at 0 (`l_i = zeros(...)`, control_flow.zero_trip_lanes), a `where(c, x, 0)`, a literal 0.
-        Lanes masked off in both operands are padding (what they hold is AR313's business), and a `where` on a
-        float comparison (`where(l == 0, 1, l)`, a guard) is not modelled, so nothing below it is asked about."""
-        if not self.emitting:
-            return
-        shape = a.shape if len(a.shape) >= len(b.shape) else b.shape
-        zero = zero_paths(self.lane_tree(b)) + self.integer_zero(op.operands[1], b, shape)
-        if not zero:
-            return
-        valids = [s.valid for s in (a, b) if s.valid is not None]
-        trips = [self.zero_trips[c.get_id()] for path in zero for c in path if c.get_id() in self.zero_trips]
-        shown: list[tuple[str, z3.ExprRef]] = []
-        related: list = []
-        if trips:
-            trip = trips[0]
-            loop, name = trip.loop, divisor_name(op.operands[1])
-            message = (
-                f"division by zero: `{name}` is still its initial 0 where the `{loop.name}` loop at line "
-                f"{loop.span.line + 1} runs no iteration"
-            )
-            shown = [(f"{loop.name} first value", loop.start), (f"{loop.name} stop", trip.stop)]
-            related = [(loop.span, f"the `{loop.name}` loop runs no iteration here; `{name}` keeps its 0")]
-            hint = f"the `{loop.name}` loop must run at least once in every program that divides (check its range)"
-        else:
-            message = f"division by zero: `{divisor_name(op.operands[1])}` may be 0"
-            hint = "divide by a value that is not 0 there, or re-mask the quotient with where"
-        self.emit(
-            Obligation(
-                "division",
-                "AR314",
-                op.span,
-                message,
-                z3.Not(z3.Or(*[z3.And(*path) for path in zero])),
-                context.assumptions + coord_ranges(shape) + valids,
-                context.loops,
-                self.program,
-                coord_list(shape),
-                shown,
-                related,
-                hint,
-            )
+
+def division(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, context: Context) -> None:
+    """AR314 at a float `a / b`: no real lane divides by exactly 0. A divisor is exactly 0 where its lanes
+    say so through conditions the verifier models: a value carried by a loop that may run no iteration and
+    that starts at 0 (`l_i = zeros(...)`, control_flow.zero_trip_lanes), a `where(c, x, 0)`, a literal 0.
+    Lanes masked off in both operands are padding (what they hold is AR313's business), and a `where` on a
+    float comparison (`where(l == 0, 1, l)`, a guard) is not modelled, so nothing below it is asked about."""
+    if not ev.emitting:
+        return
+    shape = a.shape if len(a.shape) >= len(b.shape) else b.shape
+    zero = zero_paths(lane_tree(ev, b)) + integer_zero(ev, op.operands[1], b, shape)
+    if not zero:
+        return
+    valids = [s.valid for s in (a, b) if s.valid is not None]
+    trips = [ev.zero_trips[c.get_id()] for path in zero for c in path if c.get_id() in ev.zero_trips]
+    shown: list[tuple[str, z3.ExprRef]] = []
+    related: list = []
+    if trips:
+        trip = trips[0]
+        loop, name = trip.loop, divisor_name(op.operands[1])
+        message = (
+            f"division by zero: `{name}` is still its initial 0 where the `{loop.name}` loop at line "
+            f"{loop.span.line + 1} runs no iteration"
         )
-
-    def integer_zero(self, value: ir.Value, sym: Sym, shape: tuple[int, ...]) -> list[tuple[z3.BoolRef, ...]]:
-        """Where an integer divisor (or one converted to a float: `(end - start).to(f32)`) is 0: its term == 0,
-        unless the term is a number or a size (never 0), or mentions values the verifier does not model or a
-        loop-carried havoc (the claim would only be undecided)."""
-        term = sym.term
-        if (term is None or z3.is_bool(term)) and value.op is not None and value.op.kind == "cast":
-            term = self.aligned(self.get(value.op.operands[0]), shape).term
-        if term is None or z3.is_bool(term) or z3.is_int_value(term):
-            return []
-        if z3.is_const(term) and term.decl().name() in self.shared.sizes:
-            return []
-        names = free_names(term)
-        if any(n in self.shared.gaps or n in self.shared.carried for n in names):
-            return []
-        return [(term == 0,)]
-
-    def accumulation(self, op: ir.Op, fn: str, operands: list[Sym], context: Context) -> None:
-        """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
-        value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
-        this iteration and real in another one of the same loop must hold the identity."""
-        values = op.operands
-        carried = [k for k, v in enumerate(values) if v.id in self.accumulators]
-        if len(carried) != 1 or len(operands) != 2:
-            return
-        loop = self.accumulators[values[carried[0]].id]
-        x = operands[1 - carried[0]]
-        if loop.inside is None or x.valid is None:
-            return
-        shape = x.shape
-        self.padding(
-            op,
-            fn,
-            x.lanes,
-            x.valid,
-            loop.iv,
-            loop.inside,
-            shape,
-            context,
-            x,
-            real=f"an iteration where the lane is real: {loop.name}",
-            what=f"are accumulated across the iterations of the `{loop.name}` loop",
+        shown = [(f"{loop.name} first value", loop.start), (f"{loop.name} stop", trip.stop)]
+        related = [(loop.span, f"the `{loop.name}` loop runs no iteration here; `{name}` keeps its 0")]
+        hint = f"the `{loop.name}` loop must run at least once in every program that divides (check its range)"
+    else:
+        message = f"division by zero: `{divisor_name(op.operands[1])}` may be 0"
+        hint = "divide by a value that is not 0 there, or re-mask the quotient with where"
+    ev.emit(
+        Obligation(
+            "division",
+            "AR314",
+            op.span,
+            message,
+            z3.Not(z3.Or(*[z3.And(*path) for path in zero])),
+            context.assumptions + coord_ranges(shape) + valids,
+            context.loops,
+            ev.program,
+            coord_list(shape),
+            shown,
+            related,
+            hint,
         )
+    )
 
-    def reduced_lanes(self, x: Sym, axis: int, fn: str, mapping: dict[int, z3.ArithRef]) -> Tree | None:
-        """What a reduction's result holds, where that matters to a division (AR314): a tree whose exact 0s sit on
-        conditions that do not vary along the reduced axis (a loop that ran no iteration) keeps them (a `sum` or
-        `max` of lanes that are all 0 is 0); any other leaf becomes a real number. None (as for every other
-        reduction) when there is no such 0 or a condition varies along the axis (a mask: AR313's business)."""
-        if not self.emitting or x.lanes is None or fn not in ("sum", "max", "min"):
-            return None
-        found = leaves(x.lanes)
-        if not any(is_zero(leaf.values) for _, leaf in found):
-            return None
-        if any(depends_on(c, [COORDS[axis]]) for path, _ in found for c in path):
-            return None
 
-        def reduced(tree: Tree) -> Tree:
-            if isinstance(tree, Leaf):
-                return Leaf(tree.values if is_zero(tree.values) else REAL, tree.origins)
-            return Branch(tree.cond, reduced(tree.then), reduced(tree.orelse))
+def integer_zero(ev: Evaluator, value: ir.Value, sym: Sym, shape: tuple[int, ...]) -> list[tuple[z3.BoolRef, ...]]:
+    """Where an integer divisor (or one converted to a float: `(end - start).to(f32)`) is 0: its term == 0,
+    unless the term is a number or a size (never 0), or mentions values the verifier does not model or a
+    loop-carried havoc (the claim would only be undecided)."""
+    term = sym.term
+    if (term is None or z3.is_bool(term)) and value.op is not None and value.op.kind == "cast":
+        term = aligned(ev.get(value.op.operands[0]), shape).term
+    if term is None or z3.is_bool(term) or z3.is_int_value(term):
+        return []
+    if z3.is_const(term) and term.decl().name() in ev.shared.sizes:
+        return []
+    names = free_names(term)
+    if any(n in ev.shared.gaps or n in ev.shared.carried for n in names):
+        return []
+    return [(term == 0,)]
 
-        return move(reduced(x.lanes), mapping)
 
-    def reduce_padding(self, op: ir.Op, x: Sym, context: Context) -> None:
-        axis = op.attrs["axis"]
-        self.padding(
-            op,
-            op.attrs["fn"],
-            x.lanes,
-            x.valid,
-            COORDS[axis],
-            x.shape[axis],
-            x.shape,
-            context,
-            x,
-        )
+def accumulation(ev: Evaluator, op: ir.Op, fn: str, operands: list[Sym], context: Context) -> None:
+    """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
+    value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
+    this iteration and real in another one of the same loop must hold the identity."""
+    values = op.operands
+    carried = [k for k, v in enumerate(values) if v.id in ev.accumulators]
+    if len(carried) != 1 or len(operands) != 2:
+        return
+    loop = ev.accumulators[values[carried[0]].id]
+    x = operands[1 - carried[0]]
+    if loop.inside is None or x.valid is None:
+        return
+    shape = x.shape
+    padding(
+        ev,
+        op,
+        fn,
+        x.lanes,
+        x.valid,
+        loop.iv,
+        loop.inside,
+        shape,
+        context,
+        x,
+        real=f"an iteration where the lane is real: {loop.name}",
+        what=f"are accumulated across the iterations of the `{loop.name}` loop",
+    )
 
-    def dot_padding(self, op: ir.Op, a: Sym, b: Sym, a_map, b_map, kk, coords, ranges, context: Context) -> None:
-        """AR313 at a dot: each product a[i, kk] * b[kk, j] a padding lane of either operand makes must be 0."""
-        if a.valid is None and b.valid is None:
-            return
-        if any(s.valid is not None and s.lanes is None for s in (a, b)):
-            return
-        if not self.emitting:
-            return
-        if not any_product_reaches(a, self.lane_tree(b)) and not any_product_reaches(b, self.lane_tree(a)):
-            return  # every product a padding lane makes is 0: nothing to move into the dot's coordinates
-        trees = [move(self.lane_tree(s), m) for s, m in ((a, a_map), (b, b_map))]
-        valids = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
-        extent = a.shape[-1]
-        try:
-            products = bounded(apply(mul, trees))
-        except (ArithmeticError, ValueError):
-            return
-        self.padding(op, "dot", products, z3.And(*valids), kk, extent, Spelled(coords, ranges), context)
 
-    def dot_output(self, a: Sym, b: Sym, rank: int) -> tuple[z3.BoolRef | None, Tree | None]:
-        """The padding of a dot's result: its lane (i, j) is padding where a's row i or b's column j is masked
-        off whatever the K lane (the conjuncts of their masks that do not mention it), and holds the sum of the
-        products there: 0 when each is 0 (a padding of 0 against finite values). None, None when there is no
-        such padding or an operand's is not known."""
-        if not self.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
-            return None, None
-        parts = [c for c in kept(a.valid, COORDS[rank - 1]) + kept(b.valid, COORDS[rank - 2])]
-        if not parts:
-            return None, None
-        products = VSet()
-        for padded, other in ((a, b), (b, a)):
-            if padded.valid is None:
-                continue
-            pads = [leaf.values for _, leaf in padding_leaves(leaves(padded.lanes), padded.valid)]
-            every = [leaf.values for _, leaf in leaves(self.lane_tree(other))]
-            for pad in pads:
-                for value in every:
-                    products = products.union(mul(pad, value))
-        total = products if products == const(0.0) else add(products, REAL)
-        origins = tuple(
-            {span for s in (a, b) if s.lanes is not None for _, leaf in leaves(s.lanes) for span in leaf.origins}
-        )
-        valid = z3.And(*parts)
-        return valid, Branch(valid, Leaf(REAL), Leaf(total, origins))
+def reduced_lanes(ev: Evaluator, x: Sym, axis: int, fn: str, mapping: dict[int, z3.ArithRef]) -> Tree | None:
+    """What a reduction's result holds, where that matters to a division (AR314): a tree whose exact 0s sit on
+    conditions that do not vary along the reduced axis (a loop that ran no iteration) keeps them (a `sum` or
+    `max` of lanes that are all 0 is 0); any other leaf becomes a real number. None (as for every other
+    reduction) when there is no such 0 or a condition varies along the axis (a mask: AR313's business)."""
+    if not ev.emitting or x.lanes is None or fn not in ("sum", "max", "min"):
+        return None
+    found = leaves(x.lanes)
+    if not any(is_zero(leaf.values) for _, leaf in found):
+        return None
+    if any(depends_on(c, [COORDS[axis]]) for path, _ in found for c in path):
+        return None
+
+    def reduced(tree: Tree) -> Tree:
+        if isinstance(tree, Leaf):
+            return Leaf(tree.values if is_zero(tree.values) else REAL, tree.origins)
+        return Branch(tree.cond, reduced(tree.then), reduced(tree.orelse))
+
+    return move(reduced(x.lanes), mapping)
+
+
+def reduce_padding(ev: Evaluator, op: ir.Op, x: Sym, context: Context) -> None:
+    axis = op.attrs["axis"]
+    padding(
+        ev,
+        op,
+        op.attrs["fn"],
+        x.lanes,
+        x.valid,
+        COORDS[axis],
+        x.shape[axis],
+        x.shape,
+        context,
+        x,
+    )
+
+
+def dot_padding(
+    ev: Evaluator,
+    op: ir.Op,
+    a: Sym,
+    b: Sym,
+    a_map: dict[int, z3.ArithRef],
+    b_map: dict[int, z3.ArithRef],
+    kk: z3.ArithRef,
+    coords: list[tuple[str, z3.ArithRef]],
+    ranges: list[z3.BoolRef],
+    context: Context,
+) -> None:
+    """AR313 at a dot: each product a[i, kk] * b[kk, j] a padding lane of either operand makes must be 0."""
+    if a.valid is None and b.valid is None:
+        return
+    if any(s.valid is not None and s.lanes is None for s in (a, b)):
+        return
+    if not ev.emitting:
+        return
+    if not any_product_reaches(a, lane_tree(ev, b)) and not any_product_reaches(b, lane_tree(ev, a)):
+        return  # every product a padding lane makes is 0: nothing to move into the dot's coordinates
+    trees = [move(lane_tree(ev, s), m) for s, m in ((a, a_map), (b, b_map))]
+    valids = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
+    extent = a.shape[-1]
+    try:
+        products = bounded(apply(mul, trees))
+    except (ArithmeticError, ValueError):
+        return
+    padding(ev, op, "dot", products, z3.And(*valids), kk, extent, Spelled(coords, ranges), context)
+
+
+def dot_output(ev: Evaluator, a: Sym, b: Sym, rank: int) -> tuple[z3.BoolRef | None, Tree | None]:
+    """The padding of a dot's result: its lane (i, j) is padding where a's row i or b's column j is masked
+    off whatever the K lane (the conjuncts of their masks that do not mention it), and holds the sum of the
+    products there: 0 when each is 0 (a padding of 0 against finite values). None, None when there is no
+    such padding or an operand's is not known."""
+    if not ev.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
+        return None, None
+    parts = [c for c in kept(a.valid, COORDS[rank - 1]) + kept(b.valid, COORDS[rank - 2])]
+    if not parts:
+        return None, None
+    products = VSet()
+    for padded, other in ((a, b), (b, a)):
+        if padded.valid is None:
+            continue
+        pads = [leaf.values for _, leaf in padding_leaves(leaves(padded.lanes), padded.valid)]
+        every = [leaf.values for _, leaf in leaves(lane_tree(ev, other))]
+        for pad in pads:
+            for value in every:
+                products = products.union(mul(pad, value))
+    total = products if products == const(0.0) else add(products, REAL)
+    origins = tuple(
+        {span for s in (a, b) if s.lanes is not None for _, leaf in leaves(s.lanes) for span in leaf.origins}
+    )
+    valid = z3.And(*parts)
+    return valid, Branch(valid, Leaf(REAL), Leaf(total, origins))
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,7 +398,7 @@ def padding_leaves(found, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...
 def any_product_reaches(padded: Sym, other: Tree) -> bool:
     """Whether a padding lane of the dot operand `padded` times some value of the other operand may be
     non-zero: a cheap test before the products are built in the dot's coordinates (it never says no where
-    `PaddingMixin.padding` would find a product that reaches the contraction)."""
+    `padding` would find a product that reaches the contraction)."""
     if padded.valid is None or padded.lanes is None:
         return False
     others = [leaf.values for _, leaf in leaves(other)]

@@ -43,7 +43,7 @@ class Shared:
     @property
     def summed_dots(self) -> set[int]:
         """The ids of the `dot` ops whose sums an `atomic_add` adds up (AR315) or a `store` writes (AR316): only
-        they record what they contract (evaluate.op_dot), so a kernel without such a dot pays nothing for it."""
+        they record what they contract (dot.contraction), so a kernel without such a dot pays nothing for it."""
         if self._summed_dots is None:
             from argus.verify.contraction_coverage import stored_dots  # they import the evaluator
             from argus.verify.contributions import summed_dots

@@ -1,11 +1,13 @@
-"""Small shared pieces of the symbolic evaluation: value kinds, coordinate ranges, merging tags."""
+"""Small shared pieces of the symbolic evaluation: value kinds, coordinate ranges, broadcasting, merging tags."""
 
 from __future__ import annotations
 
 import z3
 
 from argus.dsl.types import ScalarT, TileT
-from argus.verify.terms import COORD_NAMES, COORDS
+from argus.verify.model import Entry, Sym
+from argus.verify.padding import known, move
+from argus.verify.terms import COORD_NAMES, COORDS, move_coords
 
 
 class Unsupported(Exception):
@@ -36,6 +38,21 @@ def coord_ranges(shape: tuple[int, ...], coords: list[z3.ArithRef] | None = None
 def coord_list(shape: tuple[int, ...], coords: list[z3.ArithRef] | None = None) -> list[tuple[str, z3.ArithRef]]:
     coords = coords or COORDS
     return [(COORD_NAMES[k], coords[k]) for k in range(len(shape))]
+
+
+def aligned(sym: Sym, shape: tuple[int, ...]) -> Sym:
+    """The value broadcast to `shape`: its coordinates moved right-aligned, size-1 axes pinned to 0."""
+    rank, target = len(sym.shape), len(shape)
+    mapping = {}
+    for k in range(rank):
+        axis = k + target - rank
+        mapping[k] = z3.IntVal(0) if sym.shape[k] == 1 and shape[axis] != 1 else COORDS[axis]
+    if all(v.eq(COORDS[k]) for k, v in mapping.items()):
+        return Sym(shape, sym.term, sym.layout, sym.tags, sym.valid, sym.lanes)
+    layout = {key: Entry(move_coords(e.term, mapping), e.label, e.stat, e.origin) for key, e in sym.layout.items()}
+    moved = move_coords(sym.valid, mapping)
+    lanes = move(sym.lanes, mapping, known(sym.valid, moved))
+    return Sym(shape, move_coords(sym.term, mapping), layout, sym.tags, moved, lanes)
 
 
 def merge_tags(a: dict[str, z3.ArithRef], b: dict[str, z3.ArithRef]) -> dict[str, z3.ArithRef]:

@@ -34,7 +34,7 @@ import z3
 from argus.verify.model import Obligation
 from argus.verify.terms import substitute
 
-CONTRACTED = re.compile(r"^[ab]'s (.+) index$")  # evaluate.op_dot's shown values: "a's K index"
+CONTRACTED = re.compile(r"^[ab]'s (.+) index$")  # dot.dot_rule's shown values: "a's K index"
 REAL_LANE = "a real lane of the same row"  # padding_checks' shown value: the row's real lane
 ALIGNED = re.compile(r"\(axis \d+, (.+)\) than it was computed from$")  # evaluate.alignment's message
 
