@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable
 
 from argus.dsl import ast, ir
 from argus.dsl.builtins import INPUT_PRECISIONS
+from argus.dsl.calls.arguments import (
+    axis_arg,
+    bind_args,
+    constant_arg,
+    constant_arg_source,
+    dtype_arg,
+    shape_arg_sources,
+    signature,
+    value_arg,
+)
+from argus.dsl.calls.table import TYPE_RULES, type_rule
 from argus.dsl.evaluate import cdiv
 from argus.dsl.ops import BUILTINS, FLOAT_MATH, METHODS, REDUCTIONS
 from argus.dsl.scope import ERROR, Ref, V
@@ -18,7 +28,6 @@ from argus.dsl.types import (
     F32,
     I32,
     Dim,
-    DTypeT,
     ErrorT,
     NoneT,
     RefT,
@@ -44,115 +53,7 @@ def narrows(source, target) -> bool:
     return target.bits <= source.bits  # an integer into a float with no more bits than it has
 
 
-# The type rule of each built-in (argus.dsl.ops.BUILTINS): the analyzer method that checks a call's arguments,
-# types its result and emits its IR op, called as rule(analyzer, call, name).
-TYPE_RULES: dict[str, Callable[..., V]] = {}
-
-
-def type_rule(*names: str):
-    """Register the decorated analyzer method as the type rule of the built-ins `names`."""
-
-    def register(rule: Callable[..., V]) -> Callable[..., V]:
-        for name in names:
-            assert name not in TYPE_RULES, f"two type rules for {name}"
-            TYPE_RULES[name] = rule
-        return rule
-
-    return register
-
-
 class CallsMixin:
-    # ---- argument handling ----------------------------------------------------------------------
-    def bind_args(self, call: ast.Call, params: list[str], required: int) -> dict[str, ast.Expr] | None:
-        name = call.func.id if isinstance(call.func, ast.Name) else call.func.attr
-        if len(call.args) > len(params):
-            self.error("AR207", call.span, f"{name} takes at most {len(params)} arguments, {len(call.args)} given")
-            return None
-        bound = dict(zip(params, call.args, strict=False))
-        for keyword in call.keywords:
-            if keyword.name not in params:
-                close = difflib.get_close_matches(keyword.name, params, n=1)
-                hint = f"; did you mean `{close[0]}`?" if close else ""
-                self.error("AR207", keyword.name_span, f"{name} has no argument `{keyword.name}`{hint}")
-                return None
-            if keyword.name in bound:
-                self.error("AR207", keyword.name_span, f"argument `{keyword.name}` given twice")
-                return None
-            bound[keyword.name] = keyword.value
-        missing = [p for p in params[:required] if p not in bound]
-        if missing:
-            self.error("AR207", call.span, f"{name} is missing `{missing[0]}`: {self.signature(name)}")
-            return None
-        return bound
-
-    @staticmethod
-    def signature(name: str) -> str:
-        entry = BUILTINS.get(name) or METHODS.get(name)
-        return entry.signature if entry else name
-
-    def constant_arg(self, expr: ast.Expr, what: str, kinds=(int,)):
-        """A compile-time argument; its folding leaves no ops behind."""
-        return self.constant_arg_source(expr, what, kinds)[0]
-
-    def constant_arg_source(self, expr: ast.Expr, what: str, kinds=(int,)):
-        """A compile-time argument and the tile-constant expression it came from (None for a plain literal)."""
-        mark = len(self.block.ops)
-        v = self.expr(expr)
-        if isinstance(v.type, ErrorT):
-            return None, None
-        if isinstance(v.type, StrT):
-            kind = "integer" if kinds == (int,) else "number"
-            self.error("AR204", expr.span, f"{what} must be a compile-time {kind}, not {self.describe(v)}")
-            return None, None
-        source = self.constant_expr(v)
-        const = v.const
-        if const is None or (isinstance(const, bool) and bool not in kinds) or not isinstance(const, kinds):
-            self.error(
-                "AR206", expr.span, f"{what} must be a compile-time {'integer' if kinds == (int,) else 'number'}"
-            )
-            return None, None
-        del self.block.ops[mark:]
-        return const, source
-
-    def dtype_arg(self, expr: ast.Expr):
-        v = self.expr(expr)
-        if isinstance(v.type, DTypeT):
-            return v.type.dtype
-        if not isinstance(v.type, ErrorT):
-            self.error("AR204", expr.span, f"expected a dtype such as f16 or f32, found {self.describe(v)}")
-        return None
-
-    def shape_arg(self, expr: ast.Expr) -> Shape | None:
-        return self.shape_arg_sources(expr)[0]
-
-    def shape_arg_sources(self, expr: ast.Expr) -> tuple[Shape | None, list[str | None]]:
-        """A tile shape and, per dimension, the tile-constant expression it came from (for code generation)."""
-        elements = expr.elts if isinstance(expr, ast.Tuple | ast.List) else [expr]
-        dims, sources = [], []
-        for element in elements:
-            size, source = self.constant_arg_source(element, "a tile dimension")
-            if size is None:
-                return None, []
-            if not is_power_of_two(size):
-                self.error("AR205", element.span, f"tile dimensions are powers of two, not {size}")
-                return None, []
-            dims.append(Dim(size, element.id if isinstance(element, ast.Name) else ""))
-            sources.append(source)
-        return tuple(dims), sources
-
-    def axis_arg(self, expr: ast.Expr, rank: int) -> int | None:
-        axis = self.constant_arg(expr, "the axis")
-        if axis is None:
-            return None
-        if not -rank <= axis < rank:
-            self.error("AR213", expr.span, f"axis {axis} is out of range for a tile with {rank} axes")
-            return None
-        return axis % rank
-
-    def value_arg(self, expr: ast.Expr) -> V:
-        v = self.expr(expr)
-        return v if self.require_value(v, expr.span) else ERROR
-
     # ---- dispatch -------------------------------------------------------------------------------
     def call(self, e: ast.Call, statement: bool = False) -> V:
         if isinstance(e.func, ast.Attribute):
@@ -184,11 +85,11 @@ class CallsMixin:
     @type_rule("to")
     def call_to(self, e: ast.Call, name: str) -> V:
         func = e.func
-        x = self.value_arg(func.value)
-        args = self.bind_args(e, ["dtype"], 1)
+        x = value_arg(self, func.value)
+        args = bind_args(self, e, ["dtype"], 1)
         if args is None or isinstance(x.type, ErrorT):
             return ERROR
-        dtype = self.dtype_arg(args["dtype"])
+        dtype = dtype_arg(self, args["dtype"])
         return ERROR if dtype is None else self.cast(x, dtype, e.span)
 
     def cast(self, x: V, dtype, span: Span) -> V:
@@ -204,10 +105,10 @@ class CallsMixin:
 
     # ---- programs and creation ------------------------------------------------------------------
     def program_axis(self, e: ast.Call) -> int | None:
-        args = self.bind_args(e, ["axis"], 1)
+        args = bind_args(self, e, ["axis"], 1)
         if args is None:
             return None
-        axis = self.constant_arg(args["axis"], "the grid axis")
+        axis = constant_arg(self, args["axis"], "the grid axis")
         if axis is None:
             return None
         if axis not in (0, 1, 2):
@@ -235,10 +136,10 @@ class CallsMixin:
 
     @type_rule("arange")
     def call_arange(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["n"], 1)
+        args = bind_args(self, e, ["n"], 1)
         if args is None:
             return ERROR
-        n, source = self.constant_arg_source(args["n"], "arange's length")
+        n, source = constant_arg_source(self, args["n"], "arange's length")
         if n is None:
             return ERROR
         if not is_power_of_two(n):
@@ -249,11 +150,11 @@ class CallsMixin:
 
     @type_rule("zeros")
     def call_zeros(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["shape", "dtype"], 1)
+        args = bind_args(self, e, ["shape", "dtype"], 1)
         if args is None:
             return ERROR
-        shape, sources = self.shape_arg_sources(args["shape"])
-        dtype = self.dtype_arg(args["dtype"]) if "dtype" in args else F32
+        shape, sources = shape_arg_sources(self, args["shape"])
+        dtype = dtype_arg(self, args["dtype"]) if "dtype" in args else F32
         if shape is None or dtype is None:
             return ERROR
         result_type = TileT(dtype, shape)
@@ -262,12 +163,12 @@ class CallsMixin:
 
     @type_rule("full")
     def call_full(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["shape", "value", "dtype"], 3)
+        args = bind_args(self, e, ["shape", "value", "dtype"], 3)
         if args is None:
             return ERROR
-        shape, sources = self.shape_arg_sources(args["shape"])
-        value = self.value_arg(args["value"])
-        dtype = self.dtype_arg(args["dtype"])
+        shape, sources = shape_arg_sources(self, args["shape"])
+        value = value_arg(self, args["value"])
+        dtype = dtype_arg(self, args["dtype"])
         if shape is None or dtype is None or isinstance(value.type, ErrorT):
             return ERROR
         if isinstance(value.type, TileT):
@@ -393,7 +294,7 @@ class CallsMixin:
 
     @type_rule("load")
     def call_load(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["ref", "mask", "other"], 1)
+        args = bind_args(self, e, ["ref", "mask", "other"], 1)
         if args is None:
             return ERROR
         access = self.access_arg(args["ref"], "load")
@@ -410,7 +311,7 @@ class CallsMixin:
                 operands.append(mask)
                 attrs["mask"] = True
         if "other" in args and not isinstance(args["other"], ast.NoneLit):
-            other = self.value_arg(args["other"])
+            other = value_arg(self, args["other"])
             if isinstance(other.type, ErrorT):
                 return ERROR
             if not fits(shape_of(other.type), ref.shape):
@@ -425,14 +326,14 @@ class CallsMixin:
 
     @type_rule("store", "atomic_add")
     def call_store(self, e: ast.Call, kind: str) -> V:
-        args = self.bind_args(e, ["ref", "value", "mask"], 2)
+        args = bind_args(self, e, ["ref", "value", "mask"], 2)
         if args is None:
             return ERROR
         target = args["ref"]
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             self.written.add(target.value.id)  # even when the store has an error: the intent is clear
         access = self.access_arg(args["ref"], kind)
-        value = self.value_arg(args["value"])
+        value = value_arg(self, args["value"])
         if access is ERROR or isinstance(value.type, ErrorT):
             return ERROR
         ref: Ref = access.ref
@@ -471,10 +372,10 @@ class CallsMixin:
     # ---- math -----------------------------------------------------------------------------------
     @type_rule("dot")
     def call_dot(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["a", "b", "acc", "input_precision", "out_dtype"], 2)
+        args = bind_args(self, e, ["a", "b", "acc", "input_precision", "out_dtype"], 2)
         if args is None:
             return ERROR
-        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        a, b = value_arg(self, args["a"]), value_arg(self, args["b"])
         if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
             return ERROR
         for v, part in ((a, args["a"]), (b, args["b"])):
@@ -506,12 +407,12 @@ class CallsMixin:
         shape = (*sa[:-1], sb[-1])
         out_dtype = I32 if a.type.dtype.is_integer else F32
         if "out_dtype" in args:
-            out_dtype = self.dtype_arg(args["out_dtype"])
+            out_dtype = dtype_arg(self, args["out_dtype"])
             if out_dtype is None:
                 return ERROR
         operands = [a.value, b.value]
         if "acc" in args and not isinstance(args["acc"], ast.NoneLit):
-            acc = self.value_arg(args["acc"])
+            acc = value_arg(self, args["acc"])
             if isinstance(acc.type, ErrorT):
                 return ERROR
             if not isinstance(acc.type, TileT) or tuple(d.value for d in acc.type.shape) != tuple(
@@ -544,10 +445,10 @@ class CallsMixin:
 
     @type_rule(*FLOAT_MATH, "abs")
     def call_math(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x"], 1)
+        args = bind_args(self, e, ["x"], 1)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
+        x = value_arg(self, args["x"])
         if isinstance(x.type, ErrorT):
             return ERROR
         if name in FLOAT_MATH and not x.type.dtype.is_float:
@@ -562,10 +463,10 @@ class CallsMixin:
 
     @type_rule("maximum", "minimum")
     def call_maximum(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["a", "b"], 2)
+        args = bind_args(self, e, ["a", "b"], 2)
         if args is None:
             return ERROR
-        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        a, b = value_arg(self, args["a"]), value_arg(self, args["b"])
         if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
             return ERROR
         shape = self.broadcast_or_error(a, b, e.span, f"arguments of {name}")
@@ -577,10 +478,10 @@ class CallsMixin:
 
     @type_rule("where")
     def call_where(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["cond", "a", "b"], 3)
+        args = bind_args(self, e, ["cond", "a", "b"], 3)
         if args is None:
             return ERROR
-        c, a, b = (self.value_arg(args[k]) for k in ("cond", "a", "b"))
+        c, a, b = (value_arg(self, args[k]) for k in ("cond", "a", "b"))
         if any(isinstance(v.type, ErrorT) for v in (c, a, b)):
             return ERROR
         if c.type.dtype != BOOL:
@@ -597,10 +498,10 @@ class CallsMixin:
 
     @type_rule("cdiv")
     def call_cdiv(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["a", "b"], 2)
+        args = bind_args(self, e, ["a", "b"], 2)
         if args is None:
             return ERROR
-        a, b = self.value_arg(args["a"]), self.value_arg(args["b"])
+        a, b = value_arg(self, args["a"]), value_arg(self, args["b"])
         if isinstance(a.type, ErrorT) or isinstance(b.type, ErrorT):
             return ERROR
         for v, part in ((a, args["a"]), (b, args["b"])):
@@ -617,21 +518,21 @@ class CallsMixin:
 
     @type_rule(*REDUCTIONS)
     def call_reduce(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x", "axis", "keep_dims"], 2)
+        args = bind_args(self, e, ["x", "axis", "keep_dims"], 2)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
+        x = value_arg(self, args["x"])
         if isinstance(x.type, ErrorT):
             return ERROR
         if not isinstance(x.type, TileT):
             hint = f"; for two values use {'maximum' if name == 'max' else 'minimum'}" if name in ("max", "min") else ""
             return self.error("AR216", args["x"].span, f"{name} reduces a tile, not {x.type}{hint}")
-        axis = self.axis_arg(args["axis"], len(x.type.shape))
+        axis = axis_arg(self, args["axis"], len(x.type.shape))
         if axis is None:
             return ERROR
         keep = False
         if "keep_dims" in args:
-            keep = self.constant_arg(args["keep_dims"], "keep_dims", (bool, int))
+            keep = constant_arg(self, args["keep_dims"], "keep_dims", (bool, int))
             if keep is None:
                 return ERROR
             keep = bool(keep)
@@ -650,22 +551,22 @@ class CallsMixin:
     # ---- shapes and dtypes ----------------------------------------------------------------------
     @type_rule("cast")
     def call_cast(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x", "dtype"], 2)
+        args = bind_args(self, e, ["x", "dtype"], 2)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
-        dtype = self.dtype_arg(args["dtype"])
+        x = value_arg(self, args["x"])
+        dtype = dtype_arg(self, args["dtype"])
         if isinstance(x.type, ErrorT) or dtype is None:
             return ERROR
         return self.cast(x, dtype, e.span)
 
     @type_rule("reshape")
     def call_reshape(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x", "shape"], 2)
+        args = bind_args(self, e, ["x", "shape"], 2)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
-        shape, sources = self.shape_arg_sources(args["shape"])
+        x = value_arg(self, args["x"])
+        shape, sources = shape_arg_sources(self, args["shape"])
         if isinstance(x.type, ErrorT) or shape is None:
             return ERROR
         before = math.prod(d.value for d in shape_of(x.type))
@@ -683,11 +584,11 @@ class CallsMixin:
 
     @type_rule("broadcast_to")
     def call_broadcast_to(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x", "shape"], 2)
+        args = bind_args(self, e, ["x", "shape"], 2)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
-        shape, sources = self.shape_arg_sources(args["shape"])
+        x = value_arg(self, args["x"])
+        shape, sources = shape_arg_sources(self, args["shape"])
         if isinstance(x.type, ErrorT) or shape is None:
             return ERROR
         if not fits(shape_of(x.type), shape):
@@ -700,10 +601,10 @@ class CallsMixin:
 
     @type_rule("trans")
     def call_trans(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x"], 1)
+        args = bind_args(self, e, ["x"], 1)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
+        x = value_arg(self, args["x"])
         if isinstance(x.type, ErrorT):
             return ERROR
         if not isinstance(x.type, TileT) or len(x.type.shape) != 2:
@@ -713,11 +614,11 @@ class CallsMixin:
 
     @type_rule("multiple_of", "max_contiguous")
     def call_multiple_of(self, e: ast.Call, name: str) -> V:
-        args = self.bind_args(e, ["x", "n"], 2)
+        args = bind_args(self, e, ["x", "n"], 2)
         if args is None:
             return ERROR
-        x = self.value_arg(args["x"])
-        n = self.constant_arg(args["n"], f"{name}'s n")
+        x = value_arg(self, args["x"])
+        n = constant_arg(self, args["n"], f"{name}'s n")
         if isinstance(x.type, ErrorT) or n is None:
             return ERROR
         if not x.type.dtype.is_integer:
@@ -728,12 +629,12 @@ class CallsMixin:
     # ---- tags -----------------------------------------------------------------------------------
     def tag_values(self, e: ast.Call) -> tuple[V, list[str], list[ir.Value]] | None:
         if len(e.args) != 1 or not e.keywords:
-            self.error("AR207", e.span, f"{self.signature(e.func.id)}")
+            self.error("AR207", e.span, f"{signature(e.func.id)}")
             return None
-        x = self.value_arg(e.args[0])
+        x = value_arg(self, e.args[0])
         names, values = [], []
         for keyword in e.keywords:
-            v = self.value_arg(keyword.value)
+            v = value_arg(self, keyword.value)
             if isinstance(v.type, ErrorT):
                 return None
             if not isinstance(v.type, ScalarT) or not v.type.dtype.is_integer:
@@ -769,11 +670,11 @@ class CallsMixin:
         """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V)."""
         if not self.in_requires:
             return self.error("AR216", e.span, "in_range(T, lo, hi) states a data fact and belongs in `requires`")
-        args = self.bind_args(e, ["T", "lo", "hi"], 3)
+        args = bind_args(self, e, ["T", "lo", "hi"], 3)
         if args is None:
             return ERROR
         tensor = self.expr(args["T"])
-        lo, hi = self.value_arg(args["lo"]), self.value_arg(args["hi"])
+        lo, hi = value_arg(self, args["lo"]), value_arg(self, args["hi"])
         if any(isinstance(v.type, ErrorT) for v in (tensor, lo, hi)):
             return ERROR
         if not isinstance(tensor.type, TensorT) or not tensor.type.dtype.is_integer:
@@ -795,11 +696,11 @@ class CallsMixin:
         """A data fact `fact(T, n)` about a 1-D integer tensor T and an integer scalar n (partition, permutation)."""
         if not self.in_requires:
             return self.error("AR216", e.span, f"{fact}(T, n) states a data fact and belongs in `requires`")
-        args = self.bind_args(e, ["T", "n"], 2)
+        args = bind_args(self, e, ["T", "n"], 2)
         if args is None:
             return ERROR
         tensor = self.expr(args["T"])
-        n = self.value_arg(args["n"])
+        n = value_arg(self, args["n"])
         if isinstance(tensor.type, ErrorT) or isinstance(n.type, ErrorT):
             return ERROR
         if not isinstance(tensor.type, TensorT) or len(tensor.type.shape) != 1 or not tensor.type.dtype.is_integer:
