@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from argus.dsl import ast, ir
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, INPUT_PRECISIONS, LOOP_FLAGS, POLICY_SETTINGS
 from argus.dsl.calls import CallsMixin
+from argus.dsl.calls.memory import tensor_access
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
 from argus.dsl.scope import ERROR, Binding, Scope, V
@@ -931,7 +932,7 @@ class KernelAnalyzer(CallsMixin):
         if isinstance(v.type, ErrorT):
             return ERROR
         if isinstance(v.type, TensorT):
-            return self.tensor_access(e, v)
+            return tensor_access(self, e, v)
         if not isinstance(v.type, TileT | ScalarT):
             return self.error("AR208", e.span, f"{self.describe(v)} cannot be indexed")
         shape = list(shape_of(v.type))
