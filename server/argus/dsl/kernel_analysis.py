@@ -6,8 +6,8 @@ import difflib
 from dataclasses import dataclass
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, INPUT_PRECISIONS, LOOP_FLAGS, POLICY_SETTINGS
-from argus.dsl.calls import CallsMixin
+from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, INPUT_PRECISIONS, LOOP_FLAGS, METHODS, POLICY_SETTINGS
+from argus.dsl.calls import TYPE_RULES
 from argus.dsl.calls.memory import tensor_access
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
@@ -72,7 +72,11 @@ class SymbolUse:
     definition: Span | None
 
 
-class KernelAnalyzer(CallsMixin):
+class KernelAnalyzer:
+    """The analysis of one kernel: its state (scope, the IR block being filled, diagnostics, symbols, constants,
+    sizes) and the walk over its declarations, statements and expressions. A call of a built-in goes to the
+    built-in's type rule, a function in argus.dsl.calls.TYPE_RULES that takes this analyzer."""
+
     def __init__(
         self,
         kernel: ast.Kernel,
@@ -769,6 +773,28 @@ class KernelAnalyzer(CallsMixin):
                 values = [self.expr(x) for x in elts]
                 return V(TupleT(tuple(v.type for v in values)), elts=values, span=e.span)
         return self.error("AR216", e.span, "this expression cannot be used here")
+
+    def call(self, e: ast.Call, statement: bool = False) -> V:
+        if isinstance(e.func, ast.Attribute):
+            return self.method(e)
+        if not isinstance(e.func, ast.Name):
+            return self.error("AR103", e.func.span, "only builtins and methods can be called")
+        name = e.func.id
+        if name not in BUILTINS:
+            binding = self.scope.lookup(name)
+            if binding is not None:
+                return self.error("AR103", e.func.span, f"`{name}` is a {binding.kind}, not a function")
+            close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            return self.error("AR103", e.func.span, f"unknown function `{name}`{hint}", name=name)
+        self.symbols.append(SymbolUse(e.func.span, name, "builtin", BUILTINS[name].signature, None))
+        return TYPE_RULES[name](self, e, name)
+
+    def method(self, e: ast.Call) -> V:
+        func = e.func
+        if func.attr not in METHODS:
+            return self.error("AR103", func.attr_span, f"unknown method `.{func.attr}`; tiles have `.to(dtype)`")
+        return TYPE_RULES[func.attr](self, e, func.attr)
 
     def name(self, e: ast.Name) -> V:
         binding = self.scope.lookup(e.id)
