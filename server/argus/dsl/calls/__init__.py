@@ -11,7 +11,8 @@ every rule.
 
 from __future__ import annotations
 
-from argus.dsl.calls import creation, dot, elementwise, hints, memory, reductions, shape_ops, tags  # noqa: F401 (they register)
+# Importing the rule modules registers their rules in TYPE_RULES.
+from argus.dsl.calls import creation, dot, elementwise, hints, memory, reductions, shape_ops, tags  # noqa: F401
 from argus.dsl.calls.table import TYPE_RULES, TypeRule, type_rule
 
 __all__ = ["TYPE_RULES", "TypeRule", "type_rule"]
