@@ -13,7 +13,7 @@ from argus.dsl.kernel_analysis import constant_text
 
 if TYPE_CHECKING:
     from argus.analysis.snapshot import Analysis
-    from argus.dsl.kernel_analysis import SymbolUse
+    from argus.dsl.scope import SymbolUse
     from argus.verify.kernel import ValueLayout
 
 TILE_TYPE = re.compile(r"^(?P<dtype>\w+)\[(?P<dims>.*)\]$")

@@ -12,7 +12,7 @@ from argus.analysis.spans import contains
 if TYPE_CHECKING:
     from argus.dsl import ast, ir
     from argus.dsl.check import CheckResult
-    from argus.dsl.kernel_analysis import SymbolUse
+    from argus.dsl.scope import SymbolUse
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

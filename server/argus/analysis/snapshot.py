@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from argus.dsl.check import CheckResult
     from argus.dsl.diagnostics import Diagnostic
     from argus.dsl.inlay_hints import InlayHint
-    from argus.dsl.kernel_analysis import SymbolUse
+    from argus.dsl.scope import SymbolUse
     from argus.dsl.spans import Span
     from argus.skills.facts import KernelFacts
     from argus.skills.provider import Edit, ProviderRegistry, SkillAction

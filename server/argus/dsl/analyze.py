@@ -9,8 +9,9 @@ from argus.dsl import ast, ir
 from argus.dsl.accuracy import check_accuracy
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
-from argus.dsl.kernel_analysis import KernelAnalyzer, SymbolUse
+from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.dsl.resources import check_resources
+from argus.dsl.scope import SymbolUse
 from argus.dsl.types import ScalarT
 from argus.dsl.unparse import unparse
 

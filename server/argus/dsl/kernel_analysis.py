@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 from argus.dsl import ast, ir
-from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, INPUT_PRECISIONS, LOOP_FLAGS, POLICY_SETTINGS
-from argus.dsl.calls import CallsMixin
+from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS
+from argus.dsl.calls import TYPE_RULES
+from argus.dsl.calls.memory import tensor_access
+from argus.dsl.declarations import (
+    check_policy,
+    declare_layouts,
+    declare_params,
+    declare_settings,
+    lower_grid,
+    lower_requires,
+)
 from argus.dsl.diagnostics import Diagnostic, make
-from argus.dsl.evaluate import COMPARE, binary, evaluate, unary
-from argus.dsl.scope import ERROR, Binding, Scope, V
-from argus.dsl.shapes import broadcast, is_power_of_two, result_dtype, true_division_dtype
+from argus.dsl.evaluate import COMPARE, binary, unary
+from argus.dsl.scope import ERROR, Binding, Scope, SymbolUse, V
+from argus.dsl.shapes import broadcast, result_dtype, true_division_dtype
 from argus.dsl.spans import Span
 from argus.dsl.types import (
     BOOL,
@@ -23,7 +31,6 @@ from argus.dsl.types import (
     ErrorT,
     NoneT,
     ScalarT,
-    SizeExpr,
     StrT,
     TensorT,
     TileT,
@@ -52,26 +59,15 @@ def constant_text(value) -> str:
     return f'"{value}"' if isinstance(value, str) else str(value)
 
 
-def precision_choices() -> str:
-    return ", ".join(f'"{p}"' for p in INPUT_PRECISIONS)
-
-
 def runtime_type(type_):
     return ScalarT(type_.dtype) if isinstance(type_, ScalarT) else type_
 
 
-@dataclass(slots=True)
-class SymbolUse:
-    """A name in the source and what it resolved to: for hover and go-to-definition."""
+class KernelAnalyzer:
+    """The analysis of one kernel: its state (scope, the IR block being filled, diagnostics, symbols, constants,
+    sizes) and the walk over its declarations, statements and expressions. A call of a built-in goes to the
+    built-in's type rule, a function in argus.dsl.calls.TYPE_RULES that takes this analyzer."""
 
-    span: Span
-    name: str
-    kind: str  # param | size | constant | variable | loop | builtin | dtype | policy
-    type: str
-    definition: Span | None
-
-
-class KernelAnalyzer(CallsMixin):
     def __init__(
         self,
         kernel: ast.Kernel,
@@ -147,15 +143,15 @@ class KernelAnalyzer(CallsMixin):
                 self.error("AR407", stmt.span, f"`{kind}` belongs at the top level of the kernel body")
         for stmt in top:
             if isinstance(stmt, ast.TileDecl):
-                self.declare_settings(stmt.settings, self.constants, "tile constant")
+                declare_settings(self, stmt.settings, self.constants, "tile constant")
             elif isinstance(stmt, ast.PolicyDecl):
-                self.declare_settings(stmt.settings, self.policy, "policy setting")
-        self.check_policy()
-        self.declare_params()
-        self.declare_layouts([s for s in top if isinstance(s, ast.LayoutDecl)])
+                declare_settings(self, stmt.settings, self.policy, "policy setting")
+        check_policy(self)
+        declare_params(self)
+        declare_layouts(self, [s for s in top if isinstance(s, ast.LayoutDecl)])
         launch = self.block
-        requires = self.lower_requires([s for s in top if isinstance(s, ast.Requires)])
-        grid = self.lower_grid([s for s in top if isinstance(s, ast.Grid)])
+        requires = lower_requires(self, [s for s in top if isinstance(s, ast.Requires)])
+        grid = lower_grid(self, [s for s in top if isinstance(s, ast.Grid)])
         self.block = ir.Block()
         self.statements([s for s in top if not isinstance(s, DECLARATIONS)], loop_start=False)
         body = self.block
@@ -175,285 +171,6 @@ class KernelAnalyzer(CallsMixin):
             self.kernel.span,
             self.layouts,
         )
-
-    def constant_values(self) -> dict[str, int | float]:
-        return {name: c.value for name, c in self.constants.items()}
-
-    def declare_settings(self, settings: list[ast.Setting], table: dict[str, ir.Constant], what: str) -> None:
-        for setting in settings:
-            env = self.constant_values()
-            value = evaluate(setting.value, env)
-            if setting.name in table or (table is self.constants and setting.name in DTYPES | BUILTINS):
-                self.error("AR102", setting.name_span, f"{what} `{setting.name}` is already defined")
-                continue
-            if table is self.constants and isinstance(setting.value, ast.Str):
-                self.declare_string_constant(setting)
-                continue
-            if value is None or isinstance(value, bool):
-                string = self.string_constant_in(setting.value)
-                if string is not None:
-                    message = f"{what} `{setting.name}` needs a number, and {self.string_constant_words(string.id)}"
-                    self.error("AR204", string.span, message)
-                else:
-                    self.error("AR206", setting.value.span, f"{what} `{setting.name}` needs a compile-time number")
-                continue
-            tune = self.tune_list(setting, env, value)
-            if table is self.constants and setting.name in self.overrides:
-                value = self.overrides[setting.name]
-            table[setting.name] = ir.Constant(setting.name, value, tune, setting.span)
-            kind = "constant" if table is self.constants else "policy"
-            self.symbols.append(SymbolUse(setting.name_span, setting.name, kind, f"= {value}", setting.name_span))
-
-    def declare_string_constant(self, setting: ast.Setting) -> None:
-        """`tile PREC = "tf32x3" tune ["ieee", "tf32x3", "tf32"]`: a string constant names a dot input precision.
-        A bad value is still declared (its diagnostic is here), so that its uses raise nothing more."""
-        value = setting.value.value
-        self.check_precision_value(value, setting.value.span)
-        tune: list = []
-        if setting.tune is not None:
-            for element in setting.tune.elts:
-                if not isinstance(element, ast.Str):
-                    message = f"`{setting.name}` is a string, so its tune values are strings too: quote each one"
-                    self.error("AR409", element.span, message)
-                    tune = []
-                    break
-                self.check_precision_value(element.value, element.span)
-                tune.append(element.value)
-            else:
-                if not tune:
-                    self.error("AR409", setting.tune.span, "a tune list needs at least one value")
-                elif value not in tune:
-                    self.error("AR409", setting.tune.span, f'the tune list must contain the default value "{value}"')
-        if setting.name in self.overrides:
-            value = self.overrides[setting.name]
-        self.constants[setting.name] = ir.Constant(setting.name, value, tune, setting.span)
-        self.symbols.append(SymbolUse(setting.name_span, setting.name, "constant", f'= "{value}"', setting.name_span))
-
-    def check_precision_value(self, value: str, span: Span) -> None:
-        if value not in INPUT_PRECISIONS:
-            message = f'a string tile constant names a dot input precision: one of {precision_choices()}, not "{value}"'
-            self.error("AR218", span, message)
-
-    def string_constant_in(self, expr: ast.Expr) -> ast.Name | None:
-        """The first name in an expression that is a string tile constant."""
-        match expr:
-            case ast.Name(id=name):
-                return expr if isinstance(getattr(self.constants.get(name), "value", None), str) else None
-            case ast.UnaryOp(operand=operand):
-                return self.string_constant_in(operand)
-            case ast.BinOp(left=left, right=right) | ast.Compare(left=left, right=right):
-                return self.string_constant_in(left) or self.string_constant_in(right)
-            case ast.BoolOp(left=left, right=right):
-                return self.string_constant_in(left) or self.string_constant_in(right)
-            case ast.Call(args=args):
-                return next((found for a in args if (found := self.string_constant_in(a)) is not None), None)
-        return None
-
-    def string_constant_words(self, name: str) -> str:
-        value = self.constants[name].value
-        return f'`{name}` is a string tile constant (= "{value}", a dot input precision), not a number'
-
-    def tune_list(self, setting: ast.Setting, env: dict, default) -> list:
-        if setting.tune is None:
-            return []
-        values = []
-        for element in setting.tune.elts:
-            if isinstance(element, ast.Str):
-                message = f"`{setting.name}` is a number, so its tune values are numbers too, not strings"
-                self.error("AR409", element.span, message)
-                return []
-            value = evaluate(element, env)
-            if value is None or isinstance(value, bool):
-                self.error("AR409", element.span, "tune values must be compile-time numbers")
-                return []
-            values.append(value)
-        if not values:
-            self.error("AR409", setting.tune.span, "a tune list needs at least one value")
-        elif default not in values:
-            self.error("AR409", setting.tune.span, f"the tune list must contain the default value {default}")
-        return values
-
-    def check_policy(self) -> None:
-        for name, setting in self.policy.items():
-            if name not in POLICY_SETTINGS:
-                known = ", ".join(POLICY_SETTINGS)
-                self.error("AR403", setting.span, f"unknown policy setting `{name}`; known: {known}")
-                continue
-            for value in [setting.value, *setting.tune]:
-                if name in LOOP_FLAGS or name == "tma":
-                    if value not in (0, 1) or isinstance(value, bool):
-                        self.error("AR403", setting.span, f"{name} must be 0 or 1, not {value}")
-                elif not isinstance(value, int) or value < 1:
-                    self.error("AR403", setting.span, f"`{name}` must be a positive integer, not {value}")
-                elif name == "num_warps" and (not is_power_of_two(value) or value > 32):
-                    self.error("AR403", setting.span, f"num_warps must be 1, 2, 4, 8, 16 or 32, not {value}")
-                elif name == "num_ctas" and value not in (1, 2, 4):
-                    self.error("AR403", setting.span, f"num_ctas must be 1, 2 or 4, not {value}")
-
-    def declare_params(self) -> None:
-        for name in self.kernel.broken_params:
-            self.scope.names.setdefault(name, Binding("param", ERROR, self.kernel.name_span))
-        for param in self.kernel.params:
-            if self.scope.lookup(param.name) or param.name in self.constants:
-                self.error("AR102", param.name_span, f"parameter `{param.name}` is already defined")
-                continue
-            dtype = DTYPE_TABLE.get(param.dtype.id)
-            if dtype is None:
-                self.error("AR104", param.dtype.span, self.unknown_dtype_message(param.dtype.id))
-                self.scope.names[param.name] = Binding("param", ERROR, param.name_span)
-                continue
-            self.symbols.append(SymbolUse(param.dtype.span, param.dtype.id, "dtype", DTYPES[dtype.name], None))
-            if param.shape is None:
-                type_ = ScalarT(dtype)
-                if param.is_out:
-                    self.error("AR216", param.span, "only tensors can be outputs; give `out` parameters a shape")
-                default = None
-                if param.default is not None:
-                    default = evaluate(param.default, self.constant_values())
-                    if default is None:
-                        self.error("AR206", param.default.span, "a parameter default must be a constant")
-            else:
-                dims = tuple(self.dimension(d) for d in param.shape)
-                type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out)
-                if None in dims:
-                    type_ = ErrorT()
-                default = None
-                if param.default is not None:
-                    self.error("AR216", param.default.span, "tensor parameters cannot have a default")
-            value = self.new_value(type_, param.name)
-            self.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out))
-            self.scope.names[param.name] = Binding("param", V(type_, value), param.name_span)
-            self.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
-
-    def declare_layouts(self, decls: list[ast.LayoutDecl]) -> None:
-        """`layout B: K`: B's axis named K has stride 1. Only the generated code and its launcher read it (the
-        verifier reasons on logical indices, which a layout does not change)."""
-        params = {p.name: p for p in self.params}
-        for decl in decls:
-            name, axis = decl.tensor.id, decl.axis.id
-            param = params.get(name)
-            if param is None or not isinstance(param.type, TensorT):
-                tensors = [p.name for p in self.params if isinstance(p.type, TensorT) and not p.is_out]
-                what = "a scalar parameter" if param is not None else "not a parameter"
-                close = difflib.get_close_matches(name, tensors, n=1)
-                hint = f"; did you mean `{close[0]}`?" if close else ""
-                message = f"`layout` names a tensor parameter; `{name}` is {what}{hint}"
-                self.error("AR411", decl.tensor.span, message)
-                continue
-            self.symbols.append(SymbolUse(decl.tensor.span, name, "param", str(param.type), param.span))
-            if param.is_out:
-                message = f"`{name}` is an output: the launcher would copy it and the kernel's writes would be lost"
-                self.error("AR411", decl.tensor.span, message)
-                continue
-            if name in self.layouts:
-                self.error("AR411", decl.span, f"`{name}` already has a layout")
-                continue
-            axes = [a for a, dim in enumerate(param.type.shape) if axis in (dim.symbol, dim.label)]
-            dims = ", ".join(str(d) for d in param.type.shape)
-            if len(axes) != 1:
-                why = "is not an axis of" if not axes else "names more than one axis of"
-                self.error("AR411", decl.axis.span, f"`{axis}` {why} `{name}` ({param.type.dtype}[{dims}])")
-                continue
-            self.layouts[name] = axes[0]
-            if axis in self.sizes:
-                self.symbols.append(SymbolUse(decl.axis.span, axis, "size", "i32 problem size", self.size_spans[axis]))
-            elif axis in self.constants:
-                self.symbols.append(SymbolUse(decl.axis.span, axis, "constant", "", self.constants[axis].span))
-
-    @staticmethod
-    def unknown_dtype_message(name: str) -> str:
-        close = difflib.get_close_matches(name, sorted(DTYPES), n=1, cutoff=0.4)
-        hint = f"; did you mean `{close[0]}`?" if close else ""
-        return f"unknown dtype `{name}`{hint} (dtypes: {', '.join(DTYPES)})"
-
-    def dimension(self, expr: ast.Expr) -> SizeExpr | None:
-        match expr:
-            case ast.Int(value=value) if value > 0:
-                return SizeExpr(None, value)
-            case ast.Name(id=name):
-                if name in self.constants:
-                    if isinstance(self.constants[name].value, str):
-                        message = f"a tensor dimension is a number; {self.string_constant_words(name)}"
-                        self.error("AR204", expr.span, message)
-                        return None
-                    self.symbols.append(SymbolUse(expr.span, name, "constant", "", self.constants[name].span))
-                    return SizeExpr(None, int(self.constants[name].value), label=name)
-                return SizeExpr(self.size_symbol(name, expr.span))
-            case ast.BinOp(op=("+" | "-") as op, left=ast.Name() as name, right=ast.Int(value=offset)):
-                if name.id in self.constants:
-                    if isinstance(self.constants[name.id].value, str):
-                        message = f"a tensor dimension is a number; {self.string_constant_words(name.id)}"
-                        self.error("AR204", name.span, message)
-                        return None
-                    value = evaluate(expr, self.constant_values())
-                    return SizeExpr(None, int(value), label=name.id)
-                return SizeExpr(self.size_symbol(name.id, name.span), offset if op == "+" else -offset)
-        self.error("AR217", expr.span, "a tensor dimension is a size name, a number, or a size name ± a number")
-        return None
-
-    def size_symbol(self, name: str, span: Span) -> str:
-        if name not in self.sizes:
-            if name in DTYPE_TABLE or name in BUILTINS:
-                self.error("AR102", span, f"`{name}` is a builtin and cannot name a size")
-            value = self.new_value(ScalarT(I32), name)
-            self.sizes[name] = value
-            self.size_spans[name] = span
-            self.scope.names[name] = Binding("size", V(ScalarT(I32), value), span)
-        self.symbols.append(SymbolUse(span, name, "size", "i32 problem size", self.size_spans[name]))
-        return name
-
-    def lower_requires(self, decls: list[ast.Requires]) -> list[tuple[ir.Value, Span]]:
-        conditions = []
-        for decl in decls:
-            for condition in decl.conditions:
-                self.in_requires = True
-                try:
-                    v = self.expr(condition)
-                finally:
-                    self.in_requires = False
-                if isinstance(v.type, ErrorT):
-                    continue
-                if not isinstance(v.type, ScalarT) or v.value is None or not self.is_launch_value(v.value):
-                    self.error("AR404", condition.span, "`requires` takes conditions on sizes and tile constants")
-                    continue
-                if v.type.dtype != BOOL:
-                    self.error("AR404", condition.span, f"`requires` takes a condition, not a value of type {v.type}")
-                    continue
-                if v.type.const is False:
-                    self.error("AR404", condition.span, "this requirement is false for every problem size")
-                conditions.append((v.value, condition.span))
-        return conditions
-
-    def is_launch_value(self, value: ir.Value) -> bool:
-        """Computed only from sizes, scalar parameters and constants (no program ids, no loads)."""
-        if value.op is None:
-            return True
-        if value.op.kind in ("program_id", "num_programs", "load", "arange"):
-            return False
-        return all(self.is_launch_value(o) for o in value.op.operands)
-
-    def lower_grid(self, decls: list[ast.Grid]) -> list[ir.Value]:
-        if not decls:
-            self.error("AR401", self.kernel.name_span, f"kernel `{self.kernel.name}` has no `grid` declaration")
-            return []
-        for extra in decls[1:]:
-            self.error("AR401", extra.span, "the grid is declared more than once")
-        decl = decls[0]
-        if not 1 <= len(decl.dims) <= 3:
-            self.error("AR401", decl.span, f"a grid has 1 to 3 axes, not {len(decl.dims)}")
-        grid = []
-        for dim in decl.dims[:3]:
-            v = self.expr(dim)
-            if isinstance(v.type, ErrorT):
-                continue
-            if not isinstance(v.type, ScalarT) or not v.type.dtype.is_integer or v.value is None:
-                self.error("AR204", dim.span, f"a grid axis is an integer, not {v.type}")
-            elif not self.is_launch_value(v.value):
-                self.error("AR404", dim.span, "a grid axis depends only on sizes and tile constants")
-            else:
-                grid.append(v.value)
-        self.grid_rank = len(decl.dims)
-        return grid
 
     # ---- statements -----------------------------------------------------------------------------
     def statements(self, stmts: list[ast.Stmt], loop_start: bool) -> None:
@@ -769,6 +486,28 @@ class KernelAnalyzer(CallsMixin):
                 return V(TupleT(tuple(v.type for v in values)), elts=values, span=e.span)
         return self.error("AR216", e.span, "this expression cannot be used here")
 
+    def call(self, e: ast.Call, statement: bool = False) -> V:
+        if isinstance(e.func, ast.Attribute):
+            return self.method(e)
+        if not isinstance(e.func, ast.Name):
+            return self.error("AR103", e.func.span, "only builtins and methods can be called")
+        name = e.func.id
+        if name not in BUILTINS:
+            binding = self.scope.lookup(name)
+            if binding is not None:
+                return self.error("AR103", e.func.span, f"`{name}` is a {binding.kind}, not a function")
+            close = difflib.get_close_matches(name, sorted(BUILTINS), n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            return self.error("AR103", e.func.span, f"unknown function `{name}`{hint}", name=name)
+        self.symbols.append(SymbolUse(e.func.span, name, "builtin", BUILTINS[name].signature, None))
+        return TYPE_RULES[name](self, e, name)
+
+    def method(self, e: ast.Call) -> V:
+        func = e.func
+        if func.attr not in METHODS:
+            return self.error("AR103", func.attr_span, f"unknown method `.{func.attr}`; tiles have `.to(dtype)`")
+        return TYPE_RULES[func.attr](self, e, func.attr)
+
     def name(self, e: ast.Name) -> V:
         binding = self.scope.lookup(e.id)
         if binding is not None:
@@ -931,7 +670,7 @@ class KernelAnalyzer(CallsMixin):
         if isinstance(v.type, ErrorT):
             return ERROR
         if isinstance(v.type, TensorT):
-            return self.tensor_access(e, v)
+            return tensor_access(self, e, v)
         if not isinstance(v.type, TileT | ScalarT):
             return self.error("AR208", e.span, f"{self.describe(v)} cannot be indexed")
         shape = list(shape_of(v.type))

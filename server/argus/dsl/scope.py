@@ -68,3 +68,14 @@ class Scope:
             names |= scope.names.keys()
             scope = scope.parent
         return names
+
+
+@dataclass(slots=True)
+class SymbolUse:
+    """A name in the source and what it resolved to: for hover and go-to-definition."""
+
+    span: Span
+    name: str
+    kind: str  # param | size | constant | variable | loop | builtin | dtype | policy
+    type: str
+    definition: Span | None

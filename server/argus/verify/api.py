@@ -159,7 +159,7 @@ def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget)
             continue  # a dot input precision: it changes no index, so nothing here to verify again
         for value in constant.tune:
             if value == constant.value or isinstance(value, str):
-                continue  # a string in a number's tune list is AR409 already (argus.dsl.kernel_analysis)
+                continue  # a string in a number's tune list is AR409 already (argus.dsl.declarations)
             checkpoint("kernel")
             variant = variant_ir(source, {name: value})
             if variant is None:
