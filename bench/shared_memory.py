@@ -41,6 +41,13 @@ def rows(path: Path, result) -> list[str]:
     name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if facts is None:
         return [f"| {name} | {result.kernel} | - | - | - | - | {result.compile.message} |"]
+    if facts.launches:  # a model: each launch compiled in its kernel's declared configuration, no estimate here
+        return [
+            f"| {name} | {result.kernel}: {launch.kernel} (line {launch.line}) | declared | - | "
+            f"{number(launch.shared_memory_bytes)} | - | {launch.registers} regs, "
+            f"{(launch.spill_stores_bytes or 0) + (launch.spill_loads_bytes or 0)} B spilled |"
+            for launch in facts.launches
+        ]
     found = []
     spills = (facts.spill_stores_bytes or 0) + (facts.spill_loads_bytes or 0)
     estimate, compiled = facts.estimated_shared_memory_bytes, facts.shared_memory_bytes

@@ -113,6 +113,23 @@ def test_definition_of_a_reference_block_is_its_kernel_name():
     assert (span.line, analysis.lines[span.line][span.col : span.end_col]) == (4, "softmax")
 
 
+def test_a_model_is_in_the_outline_and_its_launches_and_blocks_lead_to_their_definitions():
+    analysis = analyze("long_softmax.argus")
+    top = [(item.name, item.kind) for item in analysis.outline()]
+    assert top[:3] == [("softmax_partials", "kernel"), ("softmax_apply", "kernel"), ("long_softmax", "model")]
+    model = analysis.outline()[2]
+    assert [(c.name, c.detail) for c in model.children] == [("x", "f32"), ("y", "out f32")]
+    line, col = position_of(analysis, "    softmax_apply(x, partials, y)")
+    span = analysis.definition(line, col + 6)
+    assert analysis.lines[span.line].startswith("kernel softmax_apply(")
+    hover = analysis.hover(line, col + 6)
+    assert hover.startswith("```argus\nsoftmax_apply: (x: f32[M, N], part: f32[M, S, 2], y: out f32[M, N])")
+    assert "kernel, launched by this model" in hover
+    line, col = position_of(analysis, "sizes long_softmax")
+    span = analysis.definition(line, col + len("sizes "))
+    assert analysis.lines[span.line].startswith("model long_softmax(")
+
+
 BUDGET = (1000, 5_000_000)  # timeout_ms, rlimit: the server's defaults
 
 

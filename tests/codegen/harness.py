@@ -1,6 +1,7 @@
 """Run generated kernels in a fresh process and print one JSON record per kernel, for the tests beside it.
 
-    python harness.py interpret FILE... [--override NAME=VALUE]...   run at the `small` sizes under the Triton
+    python harness.py interpret FILE... [--override NAME=VALUE]...   run each kernel and model the file gates at
+                                                                    its `small` sizes under the Triton
                                                                     interpreter and compare with the reference
     python harness.py compile FILE...                                compile for sm_90 (no GPU needed) and read
                                                                     back shared memory and registers
@@ -44,7 +45,8 @@ def interpret(paths: list[str], overrides: dict, transpose: bool = False) -> lis
     for path in paths:
         check = check_source(Path(path).read_text(encoding="utf-8"))
         module = load(generate(check, path).source, "kernels")
-        for name, entry in module.KERNELS.items():
+        for name in check.analysis.gated:  # a kernel a model launches runs through the model
+            entry = module.KERNELS[name] if name in module.KERNELS else module.MODELS[name]
             problem = load(generate_problem(check, name), "problem")
             inputs = problem.make_inputs(problem.SIZES["small"], 0, "cpu")
             if transpose:  # same values, column-major strides
@@ -56,7 +58,7 @@ def interpret(paths: list[str], overrides: dict, transpose: bool = False) -> lis
                     inputs[output].fill_(float("nan"))  # an element the kernel never writes fails
                 else:
                     inputs[output].fill_(-7)
-            chosen = {k: v for k, v in overrides.items() if k in entry["constants"] or k in entry["policy"]}
+            chosen = {k: v for k, v in overrides.items() if k in entry["constants"] or k in entry.get("policy", {})}
             entry["launcher"](**inputs, **chosen)
             expected = problem.reference(**inputs)
             expected = expected if isinstance(expected, tuple) else (expected,)

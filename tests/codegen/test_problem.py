@@ -65,5 +65,5 @@ def test_scalar_bound_by_a_size_set_overrides_its_default(problem):
 
 
 def test_unknown_kernel_is_refused():
-    with pytest.raises(CodegenError, match="no kernel `nope`"):
+    with pytest.raises(CodegenError, match="no kernel or model `nope`"):
         generate_problem(check_source(EXAMPLE["softmax"].read_text()), "nope")

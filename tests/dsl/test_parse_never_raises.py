@@ -128,7 +128,7 @@ def problems_of(text: str) -> list[str]:
             problems.append(f"caught crash: {diagnostic.message}")
         problems += range_problems(lines, diagnostic)
     for item in result.module.items:
-        if not isinstance(item, ast.Kernel | ast.PythonBlock | ast.Sizes | ast.ErrorItem):
+        if not isinstance(item, ast.Kernel | ast.Model | ast.PythonBlock | ast.Sizes | ast.ErrorItem):
             problems.append(f"not an item: {item!r}")
     for owner, field, span in node_spans(result.module):
         problem = span_problem(lines, span)

@@ -47,7 +47,7 @@ def test_a_file_with_check_errors_is_not_gated_and_gives_its_errors():
 
 def test_an_unknown_kernel_name_says_which_kernels_there_are():
     [result] = run_gate_all(TWO_KERNELS, kernel="quadruple", device="cpu")
-    assert "no kernel named `quadruple`" in result.compile.message
+    assert "no kernel or model named `quadruple`" in result.compile.message
     assert "double, triple" in result.compile.message
 
 

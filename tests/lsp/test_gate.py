@@ -125,3 +125,27 @@ async def test_with_gate_on_save_a_save_starts_a_run_that_cancel_gate_stops(vsco
             break
         await asyncio.sleep(0.05)
     assert not descendants(server)
+
+
+async def test_a_gate_run_of_a_file_with_a_model_gates_the_model_and_lenses_it(vscode, uri):
+    notifications = record_gate_results(vscode)
+    text = (EXAMPLES / "long_softmax.argus").read_text()
+    open_document(vscode, uri, text)
+    await published(vscode, uri, 1)
+    result = await run_gate(vscode, uri, "gate-model")
+    (notified,) = notifications
+    assert notified.kernels == ["long_softmax"]  # its two kernels have no reference of their own: the model covers them
+    (model,) = result["results"]
+    assert (model["kernel"], model["compile"]["status"], model["correct"]["status"]) == (
+        "long_softmax",
+        "passed",
+        "passed",
+    )
+    assert [launch["kernel"] for launch in model["compile"]["facts"]["launches"]] == [
+        "softmax_partials",
+        "softmax_apply",
+    ]
+    lenses = await vscode.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    assert [lens.range.start.line for lens in lenses] == [text.splitlines().index(next(
+        line for line in text.splitlines() if line.startswith("model long_softmax(")))]  # fmt: skip
+    assert lenses[0].command.title.startswith("✓ compile") and "✓ correct" in lenses[0].command.title

@@ -27,6 +27,7 @@ KIND_WORDS = {
     "builtin": "builtin",
     "dtype": "dtype",
     "policy": "policy setting",
+    "kernel": "kernel, launched by this model",
 }
 
 

@@ -1,5 +1,5 @@
-"""The document's outline (kernels with their parameters, tile constants and policy settings; reference,
-inputs and sizes blocks) and go to definition, as plain data."""
+"""The document's outline (kernels with their parameters, tile constants and policy settings; models with
+their parameters; reference, inputs and sizes blocks) and go to definition, as plain data."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 class OutlineKind(StrEnum):
     KERNEL = "kernel"
+    MODEL = "model"
     PARAMETER = "parameter"
     TILE_CONSTANT = "tile constant"
     POLICY_SETTING = "policy setting"
@@ -37,13 +38,15 @@ class OutlineItem:
 
 def definition(analysis: Analysis, line: int, col: int) -> Span | None:
     """Where the symbol at (line, col) is defined; `reference NAME`, `inputs NAME`, `sizes NAME` name their
-    kernel."""
+    kernel or model."""
     from argus.dsl import ast  # loaded by the first check, long before any request needs it
 
     symbol = lookup.symbol_at(analysis.check, line, col)
     if symbol is not None:
         return symbol.definition
-    kernels = {k.name: k for k in analysis.check.module.kernels}
+    module = analysis.check.module
+    owners: list[ast.Kernel | ast.Model] = [*module.kernels, *module.models]
+    kernels = {k.name: k for k in owners}
     for item in analysis.check.module.items:
         if isinstance(item, ast.PythonBlock | ast.Sizes) and contains(item.kernel_span, line, col):
             kernel = kernels.get(item.kernel)
@@ -70,6 +73,14 @@ def outline(analysis: Analysis) -> list[OutlineItem]:
             items.append(
                 OutlineItem(item.name, OutlineKind.KERNEL, item.span, item.name_span, "kernel", tuple(children))
             )
+        elif isinstance(item, ast.Model):
+            children = [
+                OutlineItem(
+                    p.name, OutlineKind.PARAMETER, p.span, p.name_span, ("out " if p.is_out else "") + p.dtype.id
+                )
+                for p in item.params
+            ]
+            items.append(OutlineItem(item.name, OutlineKind.MODEL, item.span, item.name_span, "model", tuple(children)))
         elif isinstance(item, ast.PythonBlock):
             items.append(OutlineItem(f"{item.kind} {item.kernel}", OutlineKind.BLOCK, item.span, item.kernel_span))
         elif isinstance(item, ast.Sizes):

@@ -1,5 +1,5 @@
-"""`argus build FILE [-o OUT.py] [--problem KERNEL]`: the Triton module generated from an Argus file (or the
-problem module of one kernel: its sizes, inputs and PyTorch reference)."""
+"""`argus build FILE [-o OUT.py] [--problem NAME]`: the Triton module generated from an Argus file (or the
+problem module of one kernel or model: its sizes, inputs and PyTorch reference)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def add_parser(subparsers) -> None:
         help="generate the Triton module of an Argus file",
         description=(
             "Generate Triton from an Argus file: one @triton.jit kernel per Argus kernel, a launcher that checks "
-            "its arguments, KERNELS and SOURCE_MAP. Exit status: 0 on success, 1 if the file does not check or "
-            "cannot be generated, 2 on usage errors."
+            "its arguments, a function per model that runs its launches, KERNELS, MODELS and SOURCE_MAP. Exit "
+            "status: 0 on success, 1 if the file does not check or cannot be generated, 2 on usage errors."
         ),
     )
     parser.add_argument("path", metavar="FILE", help="the .argus file")
@@ -26,11 +26,11 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--problem",
-        metavar="KERNEL",
+        metavar="NAME",
         nargs="?",
         const="",
-        help="write the problem module (SIZES, make_inputs, reference, OUTPUTS) of KERNEL instead "
-        "(of the only kernel when no name is given)",
+        help="write the problem module (SIZES, make_inputs, reference, OUTPUTS) of the kernel or model NAME "
+        "instead (of the only one the file gates when no name is given)",
     )
     parser.set_defaults(run=run)
 
@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             kernel = args.problem or only_kernel(check)
             if kernel is None:
-                names = ", ".join(check.analysis.kernels)
-                print(f"argus build: --problem needs a kernel name ({names})", file=sys.stderr)
+                names = ", ".join(check.analysis.gated)
+                print(f"argus build: --problem needs a kernel or model name ({names})", file=sys.stderr)
                 return 2
             output = generate_problem(check, kernel)
     except CodegenError as failure:
@@ -72,5 +72,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def only_kernel(check) -> str | None:
-    names = list(check.analysis.kernels)
+    """The one kernel or model the file gates on its own, if there is only one."""
+    names = list(check.analysis.gated)
     return names[0] if len(names) == 1 else None

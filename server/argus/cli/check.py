@@ -89,16 +89,20 @@ class Tally:
     errors: int = 0
     warnings: int = 0
     files_with_problems: int = 0
+    models: int = 0
 
-    def add(self, kernels: int, errors: int, warnings: int) -> None:
+    def add(self, kernels: int, errors: int, warnings: int, models: int = 0) -> None:
         self.files += 1
         self.kernels += kernels
+        self.models += models
         self.errors += errors
         self.warnings += warnings
         self.files_with_problems += bool(errors or warnings)
 
     def line(self) -> str:
         checked = f"checked {counted(self.files, 'file')}, {counted(self.kernels, 'kernel')}"
+        if self.models:
+            checked += f", {counted(self.models, 'model')}"
         if not (self.errors or self.warnings):
             return f"{checked}: no problems"
         found = ", ".join(counted(n, word) for n, word in ((self.errors, "error"), (self.warnings, "warning")) if n)
@@ -121,14 +125,14 @@ def run(args: argparse.Namespace) -> int:
         text = read_source("check", path)
         if text is None:
             return 2
-        kernels, diagnostics = check_file(path, text, args)
+        kernels, diagnostics, models = check_file(path, text, args)
         stop_if_interrupted()  # before printing what an interrupt lost inside the verifier may have made up
         errors = sum(d.severity.value == "error" for d in diagnostics)
         warnings = sum(d.severity.value == "warning" for d in diagnostics)
         if not kernels and not errors:
             print(f"argus check: {path}: warning: no kernel in this file", file=sys.stderr)
             warnings += 1
-        tally.add(kernels, errors, warnings)
+        tally.add(kernels, errors, warnings, models)
         for diagnostic in diagnostics:
             if args.json:
                 records.append({"path": str(path), **diagnostic.model_dump(mode="json")})
@@ -142,8 +146,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if tally.errors else 0
 
 
-def check_file(path: Path, text: str, args: argparse.Namespace) -> tuple[int, list]:
-    """(how many kernels the file has, its diagnostics in source order)."""
+def check_file(path: Path, text: str, args: argparse.Namespace) -> tuple[int, list, int]:
+    """(how many kernels the file has, its diagnostics in source order, how many models)."""
     # Imported here, not at the top: every `argus` command (serve among them) imports this module at start-up.
     from argus.analysis.host import analyze_file
 
@@ -152,4 +156,4 @@ def check_file(path: Path, text: str, args: argparse.Namespace) -> tuple[int, li
     if not args.no_verify:
         diagnostics += analysis.verdicts("all", args.timeout_ms, args.rlimit).diagnostics
         diagnostics.sort(key=lambda d: (d.range.start.line, d.range.start.character, d.code))
-    return len(analysis.check.analysis.kernels), diagnostics
+    return len(analysis.check.analysis.kernels), diagnostics, len(analysis.check.analysis.models)

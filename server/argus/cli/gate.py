@@ -29,7 +29,9 @@ def add_parser(subparsers) -> None:
         description=__doc__.split("\n\n")[0] + " Exit status: 0 if every kernel passed, 1 if not, 2 on usage errors.",
     )
     parser.add_argument("file", nargs="?", metavar="FILE", help="an .argus file")
-    parser.add_argument("--kernel", metavar="NAME", help="gate only this kernel (default: every kernel)")
+    parser.add_argument(
+        "--kernel", metavar="NAME", help="gate only this kernel or model (default: every kernel and model)"
+    )
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--stage", action="append", choices=STAGES, help="run only this stage (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON (a GateRun: docs/gate.md)")
@@ -86,12 +88,12 @@ def run(args: argparse.Namespace) -> int:
 def nothing_to_gate(check: CheckResult, kernel: str | None) -> str:
     """Why the file names nothing to gate (no kernel, or none called `kernel`): a usage error, said before any
     work. A file with errors is gated all the same: its errors are the report."""
-    names = list(check.analysis.kernels)
-    if check.has_errors or (names and kernel in (None, *names)):
+    names = [*check.analysis.kernels, *check.analysis.models]
+    if check.has_errors or (check.analysis.gated and kernel is None) or (kernel is not None and kernel in names):
         return ""
-    if not names:
+    if not names or kernel is None:
         return "the file has no kernel to gate"
-    return f"no kernel named `{kernel}` in the file (kernels: {', '.join(names)})"
+    return f"no kernel or model named `{kernel}` in the file (it has: {', '.join(names)})"
 
 
 def bundle(args: argparse.Namespace, source: str, check: CheckResult) -> int:

@@ -204,11 +204,44 @@ def _sizes(kernel, values, constants):
                 )
             sizes.setdefault(symbol, size)
             origin.setdefault(symbol, param["name"])
-    interpreting = type(kernel["jit"]).__name__ == "InterpretedFunction"
-    if device is not None and device.type != "cuda" and not interpreting:
+    interpreting = type(kernel.get("jit")).__name__ == "InterpretedFunction"
+    # A model has no jit function of its own: each launcher it calls checks the device for its kernel.
+    if device is not None and device.type != "cuda" and "jit" in kernel and not interpreting:
         expected = "a CUDA tensor (CPU tensors need the interpreter: TRITON_INTERPRET=1)"
         raise ArgusLaunchError(name, first, expected, _describe(values[first]))
     return sizes
+
+
+def _model_arguments(model, args, kwargs):
+    """A model's arguments by name, its sizes (one value per size symbol, read from the tensors' shapes) and
+    the device its temporaries go to, checked as a launcher checks its kernel's (ArgusLaunchError)."""
+    names = [p["name"] for p in model["params"]]
+    for key in kwargs:
+        if key not in names:  # tile constants and policy are its kernels' own: no overrides through a model
+            expected = f"one of the model's parameters ({', '.join(names)})"
+            raise ArgusLaunchError(model["name"], key, expected, "an unknown keyword argument")
+    values, _ = _bind(model, args, kwargs)
+    sizes = _sizes(model, values, {})
+    device = next((v.device for v in values.values() if isinstance(v, torch.Tensor)), None)
+    return values, sizes, device
+
+
+def _model_runner(autotune, check_data):
+    """How a model launches each kernel: its checking launcher, or the autotuned one; with or without the
+    launchers' data-fact checks (one device synchronization each)."""
+
+    def run(launcher, *args):
+        (launcher.autotuned if autotune else launcher)(*args, check_data=check_data)
+
+    return run
+
+
+def _model_inputs(inputs, names):
+    """A launched kernel's tensors by its own parameter names, for its work counts (`names`: kernel parameter
+    -> model parameter); the model's temporaries are not at hand there and stay out."""
+    if inputs is None:
+        return None
+    return {param: inputs[name] for param, name in names.items() if name in inputs}
 
 
 def _check_precisions(kernel, constants):

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from argus.dsl import ast, ir
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
+from argus.dsl.model_ir import ModelIR
 from argus.dsl.spans import Span
 from argus.dsl.types import DType, TensorT
 
@@ -196,8 +197,45 @@ def dim_key(dim) -> str | None:
     return dim.symbol if dim.symbol is not None else (dim.label or None)
 
 
-def reduction_length(factors: list[str | int], sizes: dict) -> int:
-    """R of one output at some sizes: the product of its factors."""
+def model_reductions(model: ModelIR, kernels: dict[str, ir.KernelIR]) -> dict[str, list[list[str | int]]]:
+    """Per out tensor of a model, the terms of its reduction length: R is their sum, each term the product of
+    its factors (the model's sizes, or numbers). A launch's output sums what its kernel's rule says
+    (`reduction_factors`, the kernel's sizes read as the model's through the launch's bindings) on top of what
+    its inputs already summed: a GEMM's logits[M, N] carry K, the logsumexp of them N more, so R = K + N. Errors
+    of a chain add, so the sum bounds them (a product would allow far more)."""
+    terms: dict[str, list[tuple[str | int, ...]]] = {}
+    for launch in model.launches:
+        kernel = kernels[launch.kernel]
+        outputs = {p.name for p in kernel.params if p.is_out}
+        carried: list[tuple[str | int, ...]] = []
+        for arg in launch.args:
+            if arg.kind == "tensor" and arg.param not in outputs:
+                carried += [t for t in terms.get(str(arg.value), []) if t not in carried]
+        for param, factors in reduction_factors(kernel).items():
+            arg = launch.arg(param)
+            if arg is None:
+                continue
+            own = tuple(model_factor(f, launch.bindings) for f in factors)
+            terms[str(arg.value)] = ([own] if own else []) + [t for t in carried if t != own]
+    return {p.name: [list(t) for t in terms.get(p.name, [])] for p in model.params if p.is_out}
+
+
+def model_factor(factor: str | int, bindings: dict) -> str | int:
+    """A kernel's reduction factor as the model's: its size symbol's binding (the offset dropped: R is an
+    estimate), or the number itself."""
+    if isinstance(factor, int):
+        return factor
+    bound = bindings.get(factor)
+    if bound is None:
+        return factor
+    return bound.symbol if bound.symbol is not None else max(bound.offset, 1)
+
+
+def reduction_length(factors: list, sizes: dict) -> int:
+    """R of one output at some sizes: the product of its factors; for a model's output, a list of such
+    products (`model_reductions`), their sum."""
+    if factors and all(isinstance(term, list) for term in factors):
+        return max(1, sum(reduction_length(term, sizes) for term in factors))
     length = 1
     for factor in factors:
         value = sizes.get(factor) if isinstance(factor, str) else factor

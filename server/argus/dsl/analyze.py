@@ -1,4 +1,5 @@
-"""Semantic analysis of a whole file: each kernel, and the reference, inputs and sizes blocks beside it."""
+"""Semantic analysis of a whole file: each kernel, each model (argus.dsl.models), and the reference, inputs and
+sizes blocks beside them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from argus.dsl.accuracy import check_accuracy
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.kernel_analysis import KernelAnalyzer
+from argus.dsl.model_ir import ModelIR
+from argus.dsl.model_sizes import check_model_sizes
+from argus.dsl.models import ModelAnalyzer, launched_kernels
 from argus.dsl.resources import check_resources
 from argus.dsl.scope import SymbolUse
 from argus.dsl.types import ScalarT
@@ -21,6 +25,10 @@ class Analysis:
     kernels: dict[str, ir.KernelIR] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     symbols: list[SymbolUse] = field(default_factory=list)
+    models: dict[str, ModelIR] = field(default_factory=dict)
+    # What the gate runs on its own, in file order: every model, and every kernel but those a model launches
+    # that have no reference or sizes of their own (the model's cover them).
+    gated: list[str] = field(default_factory=list)
 
 
 def analyze(module: ast.Module) -> Analysis:
@@ -37,12 +45,14 @@ def analyze(module: ast.Module) -> Analysis:
         except Exception as error:  # an analyzer bug must not take down the editor
             result.diagnostics.append(make("AR216", kernel.name_span, f"internal analyzer error: {error!r}"))
         _check_resources(kernel, result, mark)
+    models = _analyze_models(module, kernels, result)
+    owners: dict[str, ast.Kernel | ast.Model] = {**kernels, **models}
     blocks: dict[tuple[str, str], ast.Item] = {}
     for item in module.items:
         if isinstance(item, ast.PythonBlock | ast.Sizes):
             kind = item.kind if isinstance(item, ast.PythonBlock) else "sizes"
-            if item.kernel not in kernels:
-                message = f"`{kind} {item.kernel}` names no kernel in this file"
+            if item.kernel not in owners:
+                message = f"`{kind} {item.kernel}` names no kernel or model in this file"
                 result.diagnostics.append(make("AR105", item.kernel_span, message))
                 continue
             if (kind, item.kernel) in blocks:
@@ -50,37 +60,75 @@ def analyze(module: ast.Module) -> Analysis:
                 result.diagnostics.append(make("AR102", item.kernel_span, message))
                 continue
             blocks[(kind, item.kernel)] = item
-            target = result.kernels.get(item.kernel)
+            target: ir.KernelIR | ModelIR | None = result.kernels.get(item.kernel) or result.models.get(item.kernel)
             if target is None:
                 continue
             # A parameter that did not parse may have declared an input or a size: comparing the block with
             # what is left of the header would report the parser's one error again as the block's.
-            header_known = not kernels[item.kernel].broken_params
+            header_known = not owners[item.kernel].broken_params
             try:
                 if isinstance(item, ast.PythonBlock):
                     _check_python_block(item, target, result.diagnostics, header_known)
                 elif header_known:
-                    _check_sizes(item, kernels[item.kernel], target, result.diagnostics)
+                    _check_sizes(item, owners[item.kernel], target, result.diagnostics)
+                    if isinstance(target, ModelIR):
+                        check_model_sizes(item, target, kernels, result.kernels, result.diagnostics)
             except RecursionError:
                 result.diagnostics.append(make("AR216", item.kernel_span, "expression nested too deeply"))
-    for name, kernel in kernels.items():
-        if ("reference", name) not in blocks:
-            message = f"kernel `{name}` has no `reference {name}(...)`: the gate cannot check its results"
-            result.diagnostics.append(make("AR107", kernel.name_span, message))
-        sizes = blocks.get(("sizes", name))
-        if sizes is None:
-            message = f"kernel `{name}` has no `sizes {name}:` block: the gate has no problem to run"
-            result.diagnostics.append(make("AR108", kernel.name_span, message))
-        elif not any(s.name == "small" for s in sizes.sets):
-            message = f"`sizes {name}` has no `small` set, the one the gate runs on the CPU"
-            result.diagnostics.append(make("AR108", sizes.kernel_span, message))
-        if name in result.kernels:
+    launched = {name for model in models.values() for name in launched_kernels(model)}
+    for name, owner in owners.items():
+        what = "kernel" if isinstance(owner, ast.Kernel) else "model"
+        covered = name in launched and (("reference", name) not in blocks or ("sizes", name) not in blocks)
+        if not covered:  # a kernel a model launches is gated through the model unless it has both blocks
+            _check_gate_blocks(what, name, owner, blocks, result.diagnostics)
+            if name in result.kernels or name in result.models:
+                result.gated.append(name)
+        if isinstance(owner, ast.Kernel) and name in result.kernels:
+            kernel = owner
+            sizes = blocks.get(("sizes", name))
             try:  # dot precisions against the outputs' tolerances (AR219), and a reference's declared tolerance
                 check_accuracy(kernel, result.kernels[name], blocks.get(("reference", name)), sizes, result.diagnostics)
             except Exception as error:  # an analyzer bug must not take down the editor
                 message = f"internal accuracy-check error: {error!r}"
                 result.diagnostics.append(make("AR216", kernel.name_span, message))
+    result.gated.sort(key=lambda name: owners[name].span.line)
     return result
+
+
+def _check_gate_blocks(
+    what: str, name: str, owner: ast.Kernel | ast.Model, blocks: dict[tuple[str, str], ast.Item], diagnostics: list
+) -> None:
+    """AR107 and AR108: the blocks the gate needs to run an item on its own."""
+    if ("reference", name) not in blocks:
+        message = f"{what} `{name}` has no `reference {name}(...)`: the gate cannot check its results"
+        diagnostics.append(make("AR107", owner.name_span, message))
+    sizes = blocks.get(("sizes", name))
+    if sizes is None:
+        message = f"{what} `{name}` has no `sizes {name}:` block: the gate has no problem to run"
+        diagnostics.append(make("AR108", owner.name_span, message))
+    elif isinstance(sizes, ast.Sizes) and not any(s.name == "small" for s in sizes.sets):
+        message = f"`sizes {name}` has no `small` set, the one the gate runs on the CPU"
+        diagnostics.append(make("AR108", sizes.kernel_span, message))
+
+
+def _analyze_models(module: ast.Module, kernels: dict[str, ast.Kernel], result: Analysis) -> dict[str, ast.Model]:
+    """Each model, after every kernel: its launches are checked against the kernels' analyses. Kernels and
+    models share one namespace."""
+    names = {model.name for model in module.models}
+    models: dict[str, ast.Model] = {}
+    for model in module.models:
+        if model.name in kernels or model.name in models:
+            what = "a kernel" if model.name in kernels else "a model"
+            message = f"`{model.name}` is already {what} of this file: kernels and models share one namespace"
+            result.diagnostics.append(make("AR102", model.name_span, message))
+            continue
+        models[model.name] = model
+        try:
+            analyzer = ModelAnalyzer(model, kernels, result.kernels, names, result.diagnostics, result.symbols)
+            result.models[model.name] = analyzer.run()
+        except Exception as error:  # an analyzer bug must not take down the editor
+            result.diagnostics.append(make("AR216", model.name_span, f"internal analyzer error: {error!r}"))
+    return models
 
 
 def _check_resources(kernel: ast.Kernel, result: Analysis, mark: int) -> None:

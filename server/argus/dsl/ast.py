@@ -292,6 +292,19 @@ class Kernel:
 
 
 @dataclass(slots=True)
+class Model:
+    """`model NAME(params):`: kernel launches in order, with the temporaries they pass each other. Its body
+    parses as a kernel's; the analyzer (argus.dsl.models) accepts only temporaries and launches."""
+
+    name: str
+    name_span: Span
+    params: list[Param]
+    body: list[Stmt]
+    span: Span
+    broken_params: list[str] = field(default_factory=list)  # names of parameters that did not parse
+
+
+@dataclass(slots=True)
 class Tolerance:
     """`tolerance 2e-3` (every floating output) or `tolerance C = 2e-3, D = 1e-3` on a reference's header: the
     tol the gate compares those outputs with, in place of their dtype's (docs/gate.md)."""
@@ -347,7 +360,7 @@ class ErrorItem:
     span: Span
 
 
-Item = Kernel | PythonBlock | Sizes | ErrorItem
+Item = Kernel | Model | PythonBlock | Sizes | ErrorItem
 
 
 @dataclass(slots=True)
@@ -358,6 +371,10 @@ class Module:
     @property
     def kernels(self) -> list[Kernel]:
         return [item for item in self.items if isinstance(item, Kernel)]
+
+    @property
+    def models(self) -> list[Model]:
+        return [item for item in self.items if isinstance(item, Model)]
 
 
 def walk_stmts(stmts: list[Stmt]):

@@ -11,7 +11,22 @@ from argus.dsl.unparse import unparse
 
 # Keywords and brackets stay in the token stream so that spans are exact; callbacks then drop them.
 SYNTAX = frozenset(
-    {"KERNEL", "SIZES", "TILE", "POLICY", "LAYOUT", "REQUIRES", "GRID", "INVARIANT", "FOR", "IF", "ELIF", "ELSE", "NOT"}
+    {
+        "KERNEL",
+        "MODEL",
+        "SIZES",
+        "TILE",
+        "POLICY",
+        "LAYOUT",
+        "REQUIRES",
+        "GRID",
+        "INVARIANT",
+        "FOR",
+        "IF",
+        "ELIF",
+        "ELSE",
+        "NOT",
+    }
     | {"LPAR", "RPAR", "LSQB", "RSQB"}
 )
 
@@ -152,6 +167,7 @@ class BuildAst(Transformer):
         return present(children)[0]
 
     sizes_item = kernel_item
+    model_item = kernel_item
 
     def py_header(self, children):
         kind, name, params, tolerance = children
@@ -172,6 +188,10 @@ class BuildAst(Transformer):
     def kernel(self, children):
         _keyword, name, _open, params, _close, body = children
         return ast.Kernel(str(name), token_span(name), params or [], body, span_of(children))
+
+    def model(self, children):
+        _keyword, name, _open, params, _close, body = children
+        return ast.Model(str(name), token_span(name), params or [], body, span_of(children))
 
     def params(self, children):
         return present(children)

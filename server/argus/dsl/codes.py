@@ -1,7 +1,7 @@
 """The catalog of diagnostic codes. Codes are stable: a code is never reused for another meaning.
 
-Families: AR0xx syntax, AR1xx names, AR2xx types and shapes, AR3xx data-flow invariants, AR4xx kernel
-structure and problem sizes, AR5xx the gate (argus.gate reports them; `check` never does). docs/diagnostics.md
+Families: AR0xx syntax, AR1xx names, AR2xx types and shapes, AR3xx data-flow invariants, AR4xx kernel and
+model structure and problem sizes, AR5xx the gate (argus.gate reports them; `check` never does). docs/diagnostics.md
 documents each code with a wrong and a right example.
 """
 
@@ -94,6 +94,17 @@ CODES: dict[str, CodeInfo] = {
     "AR409": CodeInfo("invalid tune list", "error"),
     "AR410": CodeInfo("tune configuration does not fit", "error"),
     "AR411": CodeInfo("invalid layout declaration", "error"),
+    # models: kernel launches in order (argus.dsl.models)
+    "AR412": CodeInfo("statement a model cannot hold", "error"),
+    "AR413": CodeInfo("launch of something that is not a kernel", "error"),
+    "AR414": CodeInfo("launch arguments do not match the kernel", "error"),
+    "AR415": CodeInfo("launch argument has the wrong dtype", "error"),
+    "AR416": CodeInfo("shapes disagree across launches", "error"),
+    "AR417": CodeInfo("launch writes a model input", "error"),
+    "AR418": CodeInfo("tensor read before any launch writes it", "error"),
+    "AR419": CodeInfo("model output never written", "warning"),
+    "AR420": CodeInfo("temporary never read", "warning"),
+    "AR421": CodeInfo("model size set violates a launched kernel", "error"),
     # the gate: found by compiling and running the kernel, never by `check`
     "AR501": CodeInfo("kernel does not compile", "error"),
     "AR502": CodeInfo("kernel output differs from the reference", "error"),

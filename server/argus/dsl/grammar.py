@@ -12,7 +12,7 @@ from argus.dsl.build_ast import BuildAst
 from argus.dsl.indenter import ArgusIndenter
 
 GRAMMAR_PATH = Path(__file__).with_name("argus.lark")
-START_RULES = ["kernel_item", "sizes_item", "py_header"]
+START_RULES = ["kernel_item", "model_item", "sizes_item", "py_header"]
 
 TOKEN_NAMES = {
     "NAME": "a name",

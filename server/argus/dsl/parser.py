@@ -18,7 +18,7 @@ from argus.dsl.recovery import StatementItemParser
 from argus.dsl.scanner import split_items
 from argus.dsl.spans import Span
 
-ITEM_RULES = {"kernel": "kernel_item", "sizes": "sizes_item"}
+ITEM_RULES = {"kernel": "kernel_item", "model": "model_item", "sizes": "sizes_item"}
 ITEMS = ItemCache()  # every parse in this process shares it: an editor's next version, the CLI's other files
 
 
@@ -69,7 +69,7 @@ def _parse_item(lines: list[str], start: int, stop: int, diagnostics: list[Diagn
     first = lines[start]
     span = Span(start, 0, start, len(first.rstrip()))
     shown = first.strip()[:40]
-    message = f"expected `kernel`, `reference`, `inputs` or `sizes` at the top level, found {shown!r}"
+    message = f"expected `kernel`, `model`, `reference`, `inputs` or `sizes` at the top level, found {shown!r}"
     diagnostics.append(make("AR006", span, message))
     return ast.ErrorItem(item_span(lines, start, stop))
 

@@ -1,4 +1,4 @@
-"""Parsing a kernel or sizes item with error recovery.
+"""Parsing a kernel, model or sizes item with error recovery.
 
 A statement that fails to parse is replaced by a placeholder (`$`, or `$:` when it opens a block) and the
 item is parsed again, so every error is reported once and the rest of the item still yields a tree. A bad
@@ -32,9 +32,11 @@ from argus.dsl.scanner import (
 )
 from argus.dsl.spans import Span, point
 
-KERNEL_HEADER = re.compile(r"\s*kernel\s+([A-Za-z_]\w*)")
+KERNEL_HEADER = re.compile(r"\s*(kernel|model)\s+([A-Za-z_]\w*)")
 ASSIGNED = re.compile(r"\s*(?:for\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?:=(?!=)|[-+*/%&|]=|//=|\bin\b)")
-EMPTY_BODY = {"kernel_item": "    pass", "sizes_item": "    $"}
+EMPTY_BODY = {"kernel_item": "    pass", "model_item": "    pass", "sizes_item": "    $"}
+# Items with a `NAME(params):` header and a body of statements: a kernel, and a model (its launches).
+HEADED_RULES = ("kernel_item", "model_item")
 
 
 def assigned_names(line: str) -> list[str]:
@@ -56,13 +58,14 @@ class StatementItemParser:
         self.nameless = False
         self.empty_body = False
         self.prechecked = False
+        self.keyword = "model" if rule == "model_item" else "kernel"
         for error in bracket_errors:
             if error.unclosed:
                 self.report("AR003", point(error.line, error.col), f"'{error.char}' was never closed")
             else:
                 self.report("AR004", point(error.line, error.col), f"unmatched '{error.char}'")
             index = self.statement_at(error.line)
-            if index == 0 and self.rule == "kernel_item" and self.repair_header_brackets(error):
+            if index == 0 and self.rule in HEADED_RULES and self.repair_header_brackets(error):
                 continue
             self.recover(index)
 
@@ -78,7 +81,7 @@ class StatementItemParser:
             try:
                 item = PARSERS.lark.parse(self.text(), start=self.rule)
             except UnexpectedInput as error:
-                if not self.prechecked and self.rule == "kernel_item":
+                if not self.prechecked and self.rule in HEADED_RULES:
                     # Find the statements that fail on their own in one pass: many broken lines (a pasted
                     # Triton kernel) would otherwise cost one parse of the whole item each.
                     self.prechecked = True
@@ -98,21 +101,21 @@ class StatementItemParser:
             line = problem.line - 1
             if self.statement_at(line) not in self.blanked:
                 self.report("AR005", Span(line, 0, line, problem.col - 1), problem.message)
-        if isinstance(item, ast.Kernel):
+        if isinstance(item, ast.Kernel | ast.Model):
             item.broken_params = self.broken_params
             if self.empty_body:
                 item.body = []
             if self.nameless:
                 item.name = ""
-                item.name_span = Span(self.start, 0, self.start, len("kernel"))
+                item.name_span = Span(self.start, 0, self.start, len(self.keyword))
             widen(item.body)
-        if isinstance(item, ast.Kernel | ast.Sizes):
+        if isinstance(item, ast.Kernel | ast.Model | ast.Sizes):
             item.span = item_span(self.lines, self.start, self.stop)
         return item
 
     def restore_error_spans(self, item: ast.Item) -> None:
         """A placeholder statement takes the span of the text it replaced."""
-        if not isinstance(item, ast.Kernel):
+        if not isinstance(item, ast.Kernel | ast.Model):
             return
         spans = {}
         for index in self.blanked:
@@ -241,7 +244,7 @@ class StatementItemParser:
         if index in self.blanked:
             return False
         statement = self.statements[index]
-        if index == 0 and self.rule == "kernel_item":
+        if index == 0 and self.rule in HEADED_RULES:
             if where is not None and (
                 self.blank_parameter(statement, where) or self.blank_header_tail(statement, where)
             ):
@@ -332,7 +335,8 @@ class StatementItemParser:
         self.work[statement.start - self.start : statement.end - self.start] = replacement
 
     def replace_kernel_header(self, statement: LogicalLine) -> bool:
-        """`kernel NAME():` in place of a header that does not parse, the name where the user wrote it."""
+        """`kernel NAME():` (or `model NAME():`) in place of a header that does not parse, the name where the user
+        wrote it."""
         self.blanked.add(0)
         original = self.lines[statement.start]
         match = KERNEL_HEADER.match(original)
@@ -340,7 +344,7 @@ class StatementItemParser:
         # Whatever looks like a parameter (`x: ...`) stays declared, of unknown type, for the body.
         inside = original[original.find("(") + 1 :] if "(" in original else ""
         self.broken_params += [n for n in re.findall(r"([A-Za-z_]\w*)\s*:", inside) if n not in self.broken_params]
-        header = original[: match.end(1)] + "():" if match else "kernel _():"
+        header = original[: match.end(2)] + "():" if match else f"{self.keyword} _():"
         self.set_lines(statement, [header])
         return True
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {")": "(", "]": "[", "}": "{"}
-TOP_LEVEL_KEYWORDS = ("kernel", "reference", "inputs", "sizes")
+TOP_LEVEL_KEYWORDS = ("kernel", "model", "reference", "inputs", "sizes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ def bracket_events(line: str) -> list[tuple[int, str]]:
 
 
 STATEMENT_START = re.compile(
-    r"\s*(?:(?:tile|policy|layout|requires|grid|invariant|for|if|elif|else|pass|kernel|reference|inputs|sizes)\b"
+    r"\s*(?:(?:tile|policy|layout|requires|grid|invariant|for|if|elif|else|pass|kernel|model|reference|inputs|sizes)\b"
     r"|(?:store|atomic_add|tag|assert_tag)\s*\("
     r"|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:=(?!=)|[-+*/%&|]=|//=))"
 )

@@ -202,7 +202,7 @@ def prepare(
     """run.py of a fresh bundle, or the results that say why the source cannot be gated. The source is checked
     once, here, unless `check` (its check) is given."""
     check = check if check is not None else check_source(source)
-    kernels = [kernel] if kernel is not None else list(check.analysis.kernels)
+    kernels = [kernel] if kernel is not None else list(check.analysis.gated)
     try:
         select_kernels(checked(source, check), kernel)
         return write_bundle(source, Path(folder) / "bundle", path=path, kernel=kernel, check=check)
@@ -321,7 +321,7 @@ async def run_gate_async(
 def _guard_single(source: str, check: CheckResult | None) -> CheckResult:
     """Refuse before any work when the kernel is left out of a file with several; the check, for the run."""
     check = check if check is not None else check_source(source)
-    names = list(check.analysis.kernels)
+    names = list(check.analysis.gated)
     if len(names) > 1:
         raise ValueError(f"the file has several kernels ({', '.join(names)}): name one, or call run_gate_all")
     return check

@@ -1,8 +1,9 @@
 """A gate bundle: a self-contained folder that `python3 run.py` gates on any machine with torch and triton.
 
 kernel.py              the generated Triton module (every kernel of the file)
-problem_NAME.py        per kernel: sizes, an inputs recipe, the reference (torch only)
-manifest.json          per kernel: the Argus lines errors map back to, outputs, reductions, tolerances; the source map
+problem_NAME.py        per kernel or model gated: sizes, an inputs recipe, the reference (torch only)
+manifest.json          per kernel or model: the Argus lines errors map back to, outputs, reductions, tolerances;
+                       the source map
 source.argus           the source it was made from
 run.py, gate_*.py      the runner (argus/gate/runner), standard library + torch + triton
 """
@@ -34,14 +35,16 @@ class GateSetupError(Exception):
 
 
 def select_kernels(check: CheckResult, kernel: str | None) -> list[str]:
-    names = list(check.analysis.kernels)
+    """What to gate: `kernel` (a kernel or a model), or everything the file gates on its own (every model, and
+    each kernel but those a model launches that have no reference or sizes of their own)."""
+    names = [*check.analysis.kernels, *check.analysis.models]
     if kernel is None:
-        if not names:
+        if not check.analysis.gated:
             raise GateSetupError("the file has no kernel to gate")
-        return names
+        return list(check.analysis.gated)
     if kernel not in names:
         known = ", ".join(names) or "none"
-        raise GateSetupError(f"no kernel named `{kernel}` in the file (kernels: {known})")
+        raise GateSetupError(f"no kernel or model named `{kernel}` in the file (it has: {known})")
     return [kernel]
 
 

@@ -1,4 +1,4 @@
-"""What the runner needs to know about each kernel that only the Argus analysis knows: the lines errors map
+"""What the runner needs to know about each kernel (and model) that only the Argus analysis knows: the lines errors map
 back to, which outputs accumulate, what each output sums over and the tolerances a reference declares (the
 tolerance rule, docs/gate.md). Written as manifest.json beside the generated modules, so the runner (torch and
 triton only) never needs argus.
@@ -7,7 +7,7 @@ triton only) never needs argus.
 from __future__ import annotations
 
 from argus.dsl import ast, ir
-from argus.dsl.accuracy import declared_tolerances, reduction_factors
+from argus.dsl.accuracy import declared_tolerances, model_reductions, reduction_factors
 from argus.dsl.check import CheckResult
 from argus.gate.resources import resource_facts
 
@@ -51,10 +51,59 @@ def kernel_facts(check: CheckResult, name: str) -> dict:
     return facts
 
 
+def model_facts(check: CheckResult, name: str) -> dict:
+    """A model's entry, shaped like a kernel's: `outputs` maps each out parameter to the line of the last launch
+    that writes it; `reductions` gives each output the terms of its reduction length (R is their sum: a chain
+    of launches adds their errors); `launches` the kernel and line of each launch, in order, which the compile
+    stage compiles one by one."""
+    model = check.analysis.models[name]
+    kernels = check.analysis.kernels
+    outputs: dict[str, int] = {}
+    accumulated: list[str] = []
+    dot_dtype = None
+    for launch in model.launches:
+        kernel = kernels[launch.kernel]
+        atomic = {op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"}
+        for arg in launch.args:
+            if arg.kind == "tensor" and kernel.tensor(arg.param) is not None and arg.param in kernel_outputs(kernel):
+                outputs[str(arg.value)] = launch.line
+                if arg.param in atomic and model.tensor(str(arg.value)) and str(arg.value) not in accumulated:
+                    accumulated.append(str(arg.value))
+        dot_dtype = dot_dtype or next(
+            (str(op.operands[0].type.dtype) for op in ir.walk_ops(kernel.body) if op.kind == "dot"), None
+        )
+    facts = {
+        "line": model.span.line + 1,
+        "problem": problem_file(name),
+        "model": True,
+        "outputs": {p.name: outputs.get(p.name) for p in model.params if p.is_out},
+        "accumulated_outputs": accumulated,
+        "dot_dtype": dot_dtype,
+        "reductions": model_reductions(model, kernels),
+        "tolerances": {},
+        "launches": [{"kernel": launch.kernel, "line": launch.line} for launch in model.launches],
+    }
+    for item in check.module.items:
+        if isinstance(item, ast.PythonBlock) and item.kernel == name:
+            facts[f"{item.kind}_line"] = item.kernel_span.line + 1
+            if item.kind == "reference":
+                facts["tolerances"] = declared_tolerances(item, model)
+    facts["resources"] = {}  # each launch compiles in its declared configuration (docs/gate.md, "Models")
+    return facts
+
+
+def kernel_outputs(kernel: ir.KernelIR) -> set[str]:
+    return {p.name for p in kernel.params if p.is_out}
+
+
+def item_facts(check: CheckResult, name: str) -> dict:
+    return model_facts(check, name) if name in check.analysis.models else kernel_facts(check, name)
+
+
 def manifest(check: CheckResult, kernels: list[str], source_map: dict[int, int], path: str | None) -> dict:
     return {
         "format": MANIFEST_FORMAT,
         "source_path": path,
-        "kernels": {name: kernel_facts(check, name) for name in kernels},
+        "kernels": {name: item_facts(check, name) for name in kernels},
         "source_map": {str(k): v for k, v in source_map.items()},
     }

@@ -31,6 +31,12 @@ def compile_line(result: GateResult) -> str:
     facts = result.compile.facts
     if facts is None:
         return result.compile.message
+    if facts.launches:
+        spills = (facts.spill_stores_bytes or 0) + (facts.spill_loads_bytes or 0)
+        return (
+            f"{facts.target}: {len(facts.launches)} launches, at most {facts.registers} registers, "
+            f"{_bytes(spills)} spilled, {_bytes(facts.shared_memory_bytes)} shared memory"
+        )
     spills = (facts.spill_stores_bytes or 0) + (facts.spill_loads_bytes or 0)
     config = ", ".join(f"{k}={v}" for k, v in facts.config.items())
     return (
@@ -46,6 +52,13 @@ def config_lines(result: GateResult) -> list[str]:
     if facts is None:
         return []
     lines = []
+    for launch in facts.launches:
+        spills = (launch.spill_stores_bytes or 0) + (launch.spill_loads_bytes or 0)
+        config = ", ".join(f"{k}={v}" for k, v in launch.config.items())
+        lines.append(
+            f"             {launch.kernel} (line {launch.line}): {launch.registers} registers, {_bytes(spills)} "
+            f"spilled, {_bytes(launch.shared_memory_bytes)} shared memory ({config})"
+        )
     if facts.configs:
         lines.append(
             f"             of the autotuner's {facts.autotune_configs} configurations, also compiled (the largest "
@@ -118,6 +131,17 @@ def profile_line(result: GateResult) -> str:
     return text
 
 
+def launch_timing_lines(result: GateResult) -> list[str]:
+    """Under a model's profile line: each launch timed alone."""
+    facts = result.profile.facts
+    if facts is None:
+        return []
+    return [
+        f"             {launch.kernel} (line {launch.line}) alone: {launch.timing.ms_median:.3f} ms"
+        for launch in facts.launches
+    ]
+
+
 def render(result: GateResult, path: str | None = None) -> str:
     where = path or result.source_path or "<source>"
     versions = ", ".join(f"{k} {v}" for k, v in result.versions.items() if k != "python")
@@ -134,6 +158,8 @@ def render(result: GateResult, path: str | None = None) -> str:
             lines += config_lines(result)
         if name == "correct":
             lines += correction_lines(result)
+        if name == "profile":
+            lines += launch_timing_lines(result)
     for error in result.errors:
         line = error.line if error.line is not None else 1
         lines.append(f"{where}:{line}:{error.column or 1}: error[{error.code}]: {error.message}")

@@ -66,6 +66,21 @@ class ConfigCompile(Model):
     seconds: float = 0.0
 
 
+class LaunchCompile(Model):
+    """One launch of a model, compiled for the target with the arguments its kernel's launcher passed while the
+    model ran at the `small` sizes (specialized as at sizes divisible by 16, as a kernel's own compile is)."""
+
+    kernel: str = Field(description="the kernel launched")
+    line: int = Field(description="1-based Argus line of the launch in the model")
+    config: dict[str, int | float | str] = Field(description="the kernel's tile constants and policy compiled with")
+    shared_memory_bytes: int | None = None
+    registers: int | None = None
+    spill_stores_bytes: int | None = None
+    spill_loads_bytes: int | None = None
+    stack_frame_bytes: int | None = None
+    seconds: float = 0.0
+
+
 class CompileFacts(Model):
     target: str = Field(description="what was compiled for, e.g. sm_90")
     triton_version: str
@@ -83,6 +98,11 @@ class CompileFacts(Model):
         "--compile-configs bound and within half the stage's time",
     )
     warnings: list[str] = Field(default_factory=list, description="facts worth a look that fail nothing: spills")
+    launches: list[LaunchCompile] = Field(
+        default_factory=list,
+        description="a model's launches, each compiled (then the fields above hold the worst of them: the most "
+        "shared memory, registers, spills and stack frame; `config` is empty); empty for a kernel",
+    )
 
 
 class CompileResult(StageResult):
@@ -150,6 +170,14 @@ class Ceilings(Model):
     gemm_bf16_tflops: float = Field(description="cuBLAS bf16 GEMM, 8192^3, via torch.matmul")
 
 
+class LaunchTiming(Model):
+    """One launch of a model, timed alone: its kernel with the arguments its launcher passed in the model's run."""
+
+    kernel: str
+    line: int = Field(description="1-based Argus line of the launch in the model")
+    timing: Timing
+
+
 class ProfileFacts(Model):
     sizes: dict[str, int | float]
     kernel: Timing
@@ -167,6 +195,11 @@ class ProfileFacts(Model):
     speedup_over_eager: float | None = None
     speedup_over_compiled: float | None = None
     notes: list[str] = Field(default_factory=list)
+    launches: list[LaunchTiming] = Field(
+        default_factory=list,
+        description="a model's launches, each timed alone (`kernel` is then the whole model as its function runs, "
+        "argument checks and temporaries included); empty for a kernel",
+    )
 
 
 class ProfileResult(StageResult):
@@ -175,7 +208,7 @@ class ProfileResult(StageResult):
 
 class GateResult(Model):
     format: str = RESULT_FORMAT
-    kernel: str
+    kernel: str = Field(description="the kernel gated, or the model")
     source_path: str | None = None
     device: str = Field(description="what it ran on: a GPU's name, or cpu")
     versions: dict[str, str] = Field(default_factory=dict, description="python, torch, triton")

@@ -132,9 +132,10 @@ async def start(server: ServerState, state: DocumentState, kernel: str | None) -
         run.error = "the document has not been checked yet"
         notify_result(server, state.uri, run)
         return run
-    names = list(snapshot.check.analysis.kernels)
+    analysis = snapshot.check.analysis
+    names = list(analysis.gated)  # every model, and each kernel but those a model covers
     if kernel is not None:
-        names = [n for n in names if n == kernel]
+        names = [n for n in [*analysis.kernels, *analysis.models] if n == kernel]
     run.kernels = names
     if snapshot.check.has_errors:
         run.error = "fix the errors first: the gate runs only kernels that check"
@@ -224,7 +225,7 @@ def refresh_lenses(server: ServerState) -> None:
 
 # ---- results as diagnostics and lenses ------------------------------------------------------------------
 def gate_diagnostics(snapshot: Snapshot, run: GateRun) -> list[types.Diagnostic]:
-    kernels = {k.name: k for k in snapshot.check.module.kernels}
+    kernels = {k.name: k for k in [*snapshot.check.module.kernels, *snapshot.check.module.models]}
     lines = snapshot.positions.lines
     found = []
     for result in run.results:
@@ -297,7 +298,12 @@ def lens_title(result: GateResult) -> str:
 def lenses(snapshot: Snapshot, state: DocumentState) -> list[types.CodeLens]:
     run: GateRun | None = state.gate
     found = []
-    for kernel in snapshot.check.module.kernels:
+    analysis = snapshot.check.analysis
+    # a kernel a model launches without a reference of its own is gated through the model: no lens of its own
+    covered = {name for model in analysis.models.values() for name in model.kernels} - set(analysis.gated)
+    for kernel in [*snapshot.check.module.kernels, *snapshot.check.module.models]:
+        if kernel.name in covered:
+            continue
         r = snapshot.positions.range(kernel.name_span)
         line_range = types.Range(start=types.Position(line=r.start.line, character=0), end=r.start)
         arguments = [snapshot.uri, kernel.name]

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 SYMBOL_KINDS = {  # keyed by argus.analysis.outline.OutlineKind's values
     "kernel": types.SymbolKind.Function,
+    "model": types.SymbolKind.Module,
     "parameter": types.SymbolKind.Variable,
     "tile constant": types.SymbolKind.Constant,
     "policy setting": types.SymbolKind.Property,

@@ -20,7 +20,8 @@ KERNEL_MODULE = "kernel.py"
 
 
 class Bundle:
-    """A gate bundle on disk: manifest.json, the generated kernel.py and one problem module per kernel."""
+    """A gate bundle on disk: manifest.json, the generated kernel.py and one problem module per kernel (or model)
+    it gates."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder.resolve()
@@ -33,6 +34,9 @@ class Bundle:
 
     def facts(self, kernel: str) -> dict:
         return self.manifest["kernels"][kernel]
+
+    def is_model(self, name: str) -> bool:
+        return bool(self.facts(name).get("model"))
 
     def problem_path(self, kernel: str) -> Path:
         return self.folder / self.facts(kernel)["problem"]
@@ -85,11 +89,13 @@ def argus_line(source_map: dict, generated_line: int | None) -> int | None:
 
 def deepest_frame_in(tb, path: Path) -> int | None:
     """The line of the innermost traceback frame that ran code from `path`."""
-    found = None
-    for frame in traceback.extract_tb(tb):
-        if _same_file(frame.filename, path):
-            found = frame.lineno
-    return found
+    found = frames_in(tb, path)
+    return found[-1] if found else None
+
+
+def frames_in(tb, path: Path) -> list[int]:
+    """The lines of the traceback's frames that ran code from `path`, outermost first."""
+    return [frame.lineno for frame in traceback.extract_tb(tb) if _same_file(frame.filename, path)]
 
 
 def _same_file(filename: str, path: Path) -> bool:
@@ -237,13 +243,14 @@ class Phases:
         self.problem_source_map: dict = {}
 
     def load(self) -> tuple:
-        """(generated module, problem module, the kernel's KERNELS entry), with their source maps recorded so a
-        failure in either maps back to its Argus line."""
+        """(generated module, problem module, the kernel's KERNELS entry or the model's MODELS entry), with their
+        source maps recorded so a failure in either maps back to its Argus line."""
         module = self.run("load", self.bundle.load_kernel_module)
         self.kernel_source_map = getattr(module, "SOURCE_MAP", {})
         problem = self.run("load", self.bundle.load_problem_module, self.kernel)
         self.problem_source_map = getattr(problem, "SOURCE_MAP", {})
-        return module, problem, module.KERNELS[self.kernel]
+        table = module.MODELS if self.bundle.is_model(self.kernel) else module.KERNELS
+        return module, problem, table[self.kernel]
 
     def run(self, phase: str, action, *args, **kwargs):
         try:
@@ -268,7 +275,16 @@ class Phases:
         """(generated line, Argus line) of the innermost frame in the kernel or problem module."""
         kernel_line = deepest_frame_in(exc.__traceback__, self.bundle.kernel_path)
         if kernel_line is not None and phase in ("launch", "compile", "load", "measure"):
-            return kernel_line, argus_line(self.kernel_source_map, kernel_line) or self.facts["line"]
+            line = argus_line(self.kernel_source_map, kernel_line)
+            if line is None:
+                # Raised in the module's runtime (a launcher's checks), which maps to no Argus line: the innermost
+                # caller that does, such as a model's launch, says where.
+                frames = frames_in(exc.__traceback__, self.bundle.kernel_path)
+                mapped = [n for n in frames if n in self.kernel_source_map]
+                if mapped:
+                    kernel_line = mapped[-1]
+                    line = argus_line(self.kernel_source_map, kernel_line)
+            return kernel_line, line or self.facts["line"]
         problem_line = deepest_frame_in(exc.__traceback__, self.bundle.problem_path(self.kernel))
         block = self.facts.get("inputs_line") if phase == "inputs" else self.facts.get("reference_line")
         if problem_line is not None:

@@ -11,6 +11,10 @@ TMA path when the policy asks for it. After the declared configuration come the 
 (the manifest's `resources`: argus.dsl.resources' estimates, largest first), up to `--compile-configs` of them
 within half the stage's time; one over the limit is AR410 at the tune value that brought it, one Triton refuses
 AR501, and a configuration that spills registers is a warning.
+
+A model is compiled launch by launch: its function runs once at the `small` sizes with every launched kernel's
+jit function swapped for a recorder, and each recorded launch is compiled as a kernel's declared configuration
+is. Its facts are the worst of the launches, and each launch's own.
 """
 
 from __future__ import annotations
@@ -86,6 +90,51 @@ def record_launch(module, kernel: str, inputs: dict, overrides: dict | None = No
     if not recorder.calls:
         raise RuntimeError(f"the launcher of `{kernel}` never launched its kernel")
     return recorder.calls[0]
+
+
+class ModelRecorder(LaunchRecorder):
+    """One launched kernel's stand-in while a model runs: each launch goes, with the kernel's name, onto a list
+    the model's launches share, in order; with `launching`, the real jit function runs it too."""
+
+    def __init__(self, jit, kernel: str, calls: list, launching: bool) -> None:
+        super().__init__(jit)
+        self.kernel, self.calls, self.launching = kernel, calls, launching
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.calls.append((self.kernel, grid, args, kwargs))
+            if self.launching:
+                self.jit[grid](*args, **kwargs)
+
+        return launch
+
+
+ModelRecorder.__name__ = "InterpretedFunction"  # the name launchers accept CPU tensors for (InterpretedFunction)
+
+
+def record_model_launches(module, entry: dict, inputs: dict, launching: bool = False) -> list[tuple]:
+    """[(kernel, grid, args, kwargs)] of each launch the model's function makes for these inputs, in order.
+    Without `launching` nothing runs, so the data facts' checks (which would read temporaries no kernel wrote)
+    are skipped."""
+    calls: list[tuple] = []
+    swapped = []
+    for kernel in entry["kernels"]:
+        kernel_entry = module.KERNELS[kernel]
+        jit = kernel_entry["jit"]
+        names = [name for name, value in vars(module).items() if value is jit]
+        recorder = ModelRecorder(jit, kernel, calls, launching)
+        kernel_entry["jit"] = recorder
+        for name in names:
+            setattr(module, name, recorder)
+        swapped.append((kernel_entry, jit, names))
+    try:
+        launch(entry, inputs, None if launching else {"check_data": False})
+    finally:
+        for kernel_entry, jit, names in swapped:
+            kernel_entry["jit"] = jit
+            for name in names:
+                setattr(module, name, jit)
+    return calls
 
 
 TRITON_DTYPES = {
@@ -325,9 +374,68 @@ def tune_blame(resources: dict, declared: dict, config: dict) -> list[tuple[str,
 def run_compile(bundle: Bundle, kernel: str, device: str, max_configs: int = DEFAULT_CONFIGS,
                 budget_s: float | None = None) -> dict:  # fmt: skip
     try:
+        if bundle.is_model(kernel):
+            return compile_model(Phases(bundle, kernel, "compile"), device)
         return compile_kernel(Phases(bundle, kernel, "compile"), device, max_configs, budget_s)
     except StageStop as stop:
         return stopped(stop)
+
+
+WORST = ("shared_memory_bytes", "registers", "spill_stores_bytes", "spill_loads_bytes", "stack_frame_bytes")
+
+
+def compile_model(phases: Phases, device: str) -> dict:
+    """Each launch of a model compiled as its kernel's launcher passed it while the model ran at `small`."""
+    import triton
+
+    model = phases.kernel
+    module, problem, entry = phases.load()
+    inputs = phases.run("inputs", problem.make_inputs, problem.SIZES["small"], 0, device)
+    calls = phases.run("launch", record_model_launches, module, entry, inputs)
+    target, shared_limit = target_for(device)
+    arch = f"sm_{target.arch}"
+    lines = [launch["line"] for launch in phases.facts.get("launches", [])]
+    facts = {"target": arch, "triton_version": triton.__version__, "config": {}, **dict.fromkeys(WORST),
+             "autotune_configs": 0, "configs": [], "warnings": [], "launches": []}  # fmt: skip
+    errors = []
+    for index, (kernel, grid, args, kwargs) in enumerate(calls):
+        kernel_entry = module.KERNELS[kernel]
+        line = lines[index] if index < len(lines) else phases.facts["line"]
+        progress(f"{model}: compiling launch {index + 1} of {len(calls)}, {kernel} (line {line}), for {arch}")
+        began = time.perf_counter()
+        try:
+            compiled, ptxas = compile_launch(
+                kernel_entry, target, device, grid, *worst_case(kernel_entry, args, kwargs, {})
+            )
+        except Exception as exc:
+            generated = compile_error_line(exc, module)
+            at = argus_line(phases.kernel_source_map, generated) or line
+            message = (
+                f"Triton cannot compile `{kernel}` (launched at line {line}) for {arch}: {compile_error_message(exc)}"
+            )
+            errors.append(error("AR501", message, "compile", at, detail=exception_text(exc), generated_line=generated))
+            continue
+        shared = int(getattr(compiled.metadata, "shared", 0) or 0)
+        options = {k: v for k, v in kwargs.items() if k in RUN_OPTIONS and v is not None}
+        constants = {k: v for k, v in kwargs.items() if k in kernel_entry.get("constants", {})}
+        record = {"kernel": kernel, "line": line, "config": {**constants, **options}, "shared_memory_bytes": shared,
+                  **ptxas, "seconds": time.perf_counter() - began}  # fmt: skip
+        facts["launches"].append(record)
+        for key in WORST:
+            if record.get(key) is not None:
+                facts[key] = max(facts[key] or 0, record[key])
+        warning = spill_warning(f"`{kernel}` at line {line}", ptxas)
+        if warning:
+            facts["warnings"].append(warning)
+        if shared > shared_limit:
+            message = (
+                f"`{kernel}` (launched at line {line}) needs {shared} bytes of shared memory; {arch} allows "
+                f"{shared_limit} per program"
+            )
+            errors.append(error("AR501", message, "compile", line))
+    if errors:
+        return stage_record("failed", errors[0]["message"], facts, errors)
+    return stage_record("passed", "", facts)
 
 
 def compile_kernel(phases: Phases, device: str, max_configs: int = DEFAULT_CONFIGS, budget_s: float | None = None):

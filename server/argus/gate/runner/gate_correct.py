@@ -60,7 +60,10 @@ def tolerance(dtype, reduction_length: int = 1, declared: float | None = None) -
 
 def reduction_length(factors: list, sizes: dict) -> int:
     """R of one output: the product of its manifest factors, size symbols (taken from the trial's sizes) or
-    numbers (tile constants)."""
+    numbers (tile constants); for a model's output, whose manifest gives a list of such products (the
+    launches it went through), their sum."""
+    if factors and all(isinstance(term, list) for term in factors):
+        return max(1, sum(reduction_length(term, sizes) for term in factors))
     length = 1
     for factor in factors:
         value = sizes.get(factor) if isinstance(factor, str) else factor

@@ -4,6 +4,9 @@ Each trial: flush L2 (write a buffer larger than it), then time one launch with 
 median of at least 100 trials after warm-up. FLOPs and bytes come from the kernel's counts (the IR's dot and
 elementwise FLOPs, the fewest bytes moved) at the `large` sizes. The reference is timed the same way, as
 written (eager) and under torch.compile.
+
+A model is timed as its function runs when a user calls it (argument checks, temporaries and every launch),
+its counts summed over the launches; then each launch alone, its kernel with the arguments its launcher passed.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from gate_common import (
     stage_record,
     stopped,
 )
-from gate_compile import record_launch
+from gate_compile import record_launch, record_model_launches
 from gate_correct import reference_arguments
 
 FLUSH_BYTES = 256 * 1024 * 1024  # H200 L2 is 50 MB: writing 256 MB evicts whatever a kernel left there
@@ -118,6 +121,24 @@ def work_counts(entry: dict, sizes: dict, inputs: dict) -> dict:
         return entry["counts"](**sizes)
 
 
+def time_model(phases: Phases, module, entry: dict, inputs: dict, timer: Timer, trials: int, sizes: dict,
+               launches: list[dict]) -> dict:  # fmt: skip
+    """The model's function as a user calls it; then each of its launches alone (into `launches`)."""
+    model = phases.kernel
+    # One real run, recorded: the launchers' checks, the JIT compilations, and each launch's arguments.
+    calls = phases.run("launch", record_model_launches, module, entry, inputs, True)
+    progress(f"{model}: timing the model, {trials} trials at {sizes_text(sizes)}")
+    timed = phases.run("launch", timer.time, lambda: launch(entry, inputs), trials)
+    lines = [record["line"] for record in phases.facts.get("launches", [])]
+    for index, (kernel, grid, args, kwargs) in enumerate(calls):
+        jit = module.KERNELS[kernel]["jit"]
+        line = lines[index] if index < len(lines) else phases.facts["line"]
+        progress(f"{model}: timing launch {index + 1} of {len(calls)}, {kernel} (line {line})")
+        alone = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)  # noqa: B023
+        launches.append({"kernel": kernel, "line": line, "timing": alone})
+    return timed
+
+
 def run_profile(
     bundle: Bundle, kernel: str, device: str, trials: int, ceilings: dict | None, time_compiled: bool = True
 ) -> dict:
@@ -140,13 +161,17 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
     notes = [] if "large" in problem.SIZES else ["no `large` size set: profiled at `small`"]
     inputs = phases.run("inputs", problem.make_inputs, sizes, 0, "cuda")
     timer = phases.run("measure", Timer)
-    phases.run("launch", launch, entry, inputs)  # the launcher's checks, once, and the JIT compilation
-    # Timed: the jit function with the arguments the launcher computed, so the launcher's Python checks stay
-    # out of the numbers (they run before the kernel is queued, which the events would count as idle GPU).
-    grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
-    jit = entry["jit"]
-    progress(f"{kernel}: timing the kernel, {trials} trials at {sizes_text(sizes)}")
-    timed = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)
+    launches: list[dict] = []
+    if phases.bundle.is_model(kernel):
+        timed = time_model(phases, module, entry, inputs, timer, trials, sizes, launches)
+    else:
+        phases.run("launch", launch, entry, inputs)  # the launcher's checks, once, and the JIT compilation
+        # Timed: the jit function with the arguments the launcher computed, so the launcher's Python checks stay
+        # out of the numbers (they run before the kernel is queued, which the events would count as idle GPU).
+        grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
+        jit = entry["jit"]
+        progress(f"{kernel}: timing the kernel, {trials} trials at {sizes_text(sizes)}")
+        timed = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)
     counts = phases.run("measure", work_counts, entry, sizes, inputs)
     flops, moved = float(counts["flops"]), float(counts["bytes"])
     seconds = timed["ms_median"] * 1e-3
@@ -166,6 +191,7 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
         "percent_of_bandwidth": 100 * gb_per_s / bandwidth,
         "percent_of_compute": 100 * tflops / gemm,
         "notes": notes,
+        "launches": launches,
     }
     facts["percent_of_ceiling"] = facts["percent_of_compute"] if compute_bound else facts["percent_of_bandwidth"]
     reference_args = reference_arguments(problem.reference, inputs, list(problem.OUTPUTS))
