@@ -1,6 +1,7 @@
 """Every example through the gate on a GPU: write the bundles here, run them there, print the table here.
 
-    python bench/h200_examples.py bundle [--out build/h200]     one bundle per example, plus run_all.sh
+    python bench/h200_examples.py bundle [--out build/h200] [--from examples/models]
+                                                                 one bundle per example, plus run_all.sh
     bash build/h200/run_all.sh RESULTS_DIR                       on the GPU machine (torch and triton only)
     python bench/h200_examples.py table RESULTS_DIR/*.json       the markdown table for docs/perf.md
 
@@ -33,15 +34,16 @@ done
 """
 
 
-def write_bundles(out: Path) -> int:
+def write_bundles(out: Path, folder: Path = EXAMPLES) -> int:
+    """One bundle per `.argus` file of `folder` (every kernel and model of the file), and run_all.sh."""
     from argus.gate import GateSetupError, write_bundle
 
     out.mkdir(parents=True, exist_ok=True)
     status = 0
-    for example in sorted(EXAMPLES.glob("*.argus")):
+    for example in sorted(folder.glob("*.argus")):
         try:
             run_py = write_bundle(
-                example.read_text(encoding="utf-8"), out / example.stem, path=f"examples/{example.name}"
+                example.read_text(encoding="utf-8"), out / example.stem, path=str(example.relative_to(ROOT))
             )
             print(f"wrote {run_py.parent}")
         except GateSetupError as failure:
@@ -108,10 +110,18 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     bundle = commands.add_parser("bundle", help="write one bundle per example and run_all.sh")
     bundle.add_argument("--out", type=Path, default=ROOT / "build" / "h200")
+    bundle.add_argument(
+        "--from",
+        dest="folder",
+        type=lambda text: (ROOT / text).resolve(),
+        default=EXAMPLES,
+        help="the folder of .argus files to bundle, relative to the repository (default examples; the "
+        "expressiveness suite is examples/models)",
+    )
     shown = commands.add_parser("table", help="print the markdown table of result files")
     shown.add_argument("results", nargs="+", type=Path)
     args = parser.parse_args(argv)
-    return write_bundles(args.out) if args.command == "bundle" else table(args.results)
+    return write_bundles(args.out, args.folder) if args.command == "bundle" else table(args.results)
 
 
 if __name__ == "__main__":
