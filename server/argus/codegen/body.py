@@ -21,8 +21,13 @@ from argus.dsl.builtins import LOOP_FLAGS
 from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT
 
+# The combine functions of the scans Triton has no function for (tl.associative_scan), defined once at the top of a
+# module that uses them (module.py): scan built-in -> (name, the elementwise Triton function it applies).
+SCAN_COMBINES = {"cummax": ("_argus_max_combine", "tl.maximum"), "cummin": ("_argus_min_combine", "tl.minimum")}
+
 # Python and module names the generated code relies on: never used for an Argus value.
 RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
+RESERVED |= {name for name, _ in SCAN_COMBINES.values()}
 
 TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
 
@@ -45,6 +50,8 @@ MATH: dict[str, Callable[[list[Expr]], Expr]] = {
 }
 REDUCTIONS = {name: f"tl.{name}" for name in ("sum", "max", "min", "argmax", "argmin")}
 HINTS = {"multiple_of": "tl.multiple_of", "max_contiguous": "tl.max_contiguous"}
+# The scans (issue 20): tl.cumsum and tl.cumprod, and tl.associative_scan with a combine function for the others.
+SCANS = {"cumsum": "tl.cumsum", "cumprod": "tl.cumprod", **{fn: "tl.associative_scan" for fn in SCAN_COMBINES}}
 
 LOWERINGS: dict[str, Callable[..., Expr]] = {}
 
@@ -360,6 +367,25 @@ class BodyEmitter:
             result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
         return result
 
+    def scan(self, op: ir.Op, operand: Expr) -> Expr:
+        """cumsum and cumprod through Triton's functions, which scan integers narrower than 32 bits in int32 (bool
+        and u8 in uint32: `dtype=tl.int32` says what the IR's i32 means) and floats in their own dtype (so f16
+        and bf16 are scanned in f32 here and rounded back, as the math functions are); cummax and cummin through
+        tl.associative_scan with a combine function of the module (SCAN_COMBINES), in the operand's dtype."""
+        fn, axis, reverse = op.attrs["fn"], op.attrs["axis"], op.attrs["reverse"]
+        source = self.plan.resolve(op.operands[0]).type.dtype
+        target = op.result.type.dtype
+        flag = {"reverse": "True"} if reverse else {}
+        if fn in SCAN_COMBINES:
+            return call(SCANS[fn], operand, str(axis), SCAN_COMBINES[fn][0], **flag)
+        if source.is_float and source.bits < 32:
+            wide = call(SCANS[fn], method(operand, "to", "tl.float32"), axis=str(axis), **flag)
+            return method(wide, "to", triton_dtype(target))
+        keywords = {"axis": str(axis), **flag}
+        if target != source:
+            keywords["dtype"] = triton_dtype(target)
+        return call(SCANS[fn], operand, **keywords)
+
     def dot(self, op: ir.Op, operands: list[Expr]) -> Expr:
         a_type = self.plan.resolve(op.operands[0]).type
         keywords: dict[str, str] = {}
@@ -529,6 +555,11 @@ def lower_trans(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
 @lowering("reduce")
 def lower_reduce(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
     return emitter.reduce(op, operands[0])
+
+
+@lowering("scan")
+def lower_scan(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.scan(op, operands[0])
 
 
 @lowering("cdiv")

@@ -168,7 +168,7 @@ LAUNCH_MATH: dict[str, Callable[[list[Expr]], Expr]] = {
 NOT_AT_LAUNCH = {
     **dict.fromkeys(("program_id", "num_programs"), "a program's value: the launch is before any program runs"),
     **dict.fromkeys(
-        ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "dot"),
+        ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "scan", "dot"),
         "a tile: launch values are scalars",
     ),
     **dict.fromkeys(("load", "store", "atomic_add"), "memory: the launcher reads no tensor but through a data fact"),

@@ -7,7 +7,15 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argus.codegen.body import RESERVED, BodyEmitter, Lines, kernel_parameters, stride_name, strides_of
+from argus.codegen.body import (
+    RESERVED,
+    SCAN_COMBINES,
+    BodyEmitter,
+    Lines,
+    kernel_parameters,
+    stride_name,
+    strides_of,
+)
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.dsl import ir
@@ -62,6 +70,7 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     body_start = runtime.index("\nclass ArgusLaunchError")
     for text in runtime[body_start:].splitlines():
         lines.add(0, text)
+    lines.extend(scan_combines(check))
     kernels: dict[str, KernelInfo] = {}
     spans: dict[str, tuple[int, int]] = {}
     taken: set[str] = set()
@@ -91,6 +100,17 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     for name, (start, stop) in spans.items():
         kernels[name].line_map = {k: v for k, v in line_map.items() if start < k <= stop}
     return GeneratedModule(source, kernels, line_map)
+
+
+def scan_combines(check: CheckResult) -> Lines:
+    """The combine function of each cummax or cummin the file's kernels use, once (tl.associative_scan's)."""
+    used = {op.attrs["fn"] for k in check.analysis.kernels.values() for op in ir.walk_ops(k.body) if op.kind == "scan"}
+    lines = Lines()
+    for fn in sorted(used & set(SCAN_COMBINES)):
+        name, combine = SCAN_COMBINES[fn]
+        for text in ("", "", "@triton.jit", f"def {name}(a, b):", f"    return {combine}(a, b)"):
+            lines.add(0, text)
+    return lines
 
 
 MODULE_NAMES = {"ArgusLaunchError", "KERNELS", "SOURCE_MAP"}

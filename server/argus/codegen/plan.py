@@ -33,6 +33,7 @@ PURE = {
     "broadcast_to",
     "trans",
     "reduce",
+    "scan",
     "cdiv",
     "dot",
     "hint",

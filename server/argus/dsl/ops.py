@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # IR op kinds whose op names the built-in it came from in its `fn` attribute; the layers keep one entry per
-# built-in for these (math: `exp2`, reduce: `sum`, hint: `multiple_of`), beside the one for the kind.
-BY_FN = ("math", "reduce", "hint")
+# built-in for these (math: `exp2`, reduce: `sum`, hint: `multiple_of`, scan: `cumsum`), beside the one for the kind.
+BY_FN = ("math", "reduce", "hint", "scan")
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Builtin:
     ir: str  # the IR op kind a call lowers to (IR_OPS); `for` for a loop's iterable
     signature: str
     doc: str
-    # program | creation | memory | math | transcendental (float only) | reduction | shape | verify | hint | loop
+    # program | creation | memory | math | transcendental (float only) | reduction | scan | shape | verify | hint | loop
     kind: str
 
     @property
@@ -160,6 +160,37 @@ BUILTINS: dict[str, Builtin] = {
             ("min", "reduce", "min(x, axis, keep_dims=False)", "Minimum along an axis (for two values, use minimum)."),
             ("argmax", "reduce", "argmax(x, axis, keep_dims=False) -> i32", "Index of the maximum along an axis."),
             ("argmin", "reduce", "argmin(x, axis, keep_dims=False) -> i32", "Index of the minimum along an axis."),
+        ],
+    ),
+    # scans along one axis (argus.dsl.calls.scans): the running reduction, values only
+    **_table(
+        "scan",
+        [
+            (
+                "cumsum",
+                "scan",
+                "cumsum(x, axis, reverse=False)",
+                "Running sum along an axis (torch.cumsum); reverse=True sums from the end. Integer tiles narrower "
+                "than 32 bits (bool, i8, i16, u8) are summed in i32, as Triton does.",
+            ),
+            (
+                "cumprod",
+                "scan",
+                "cumprod(x, axis, reverse=False)",
+                "Running product along an axis (torch.cumprod); integers narrower than 32 bits in i32.",
+            ),
+            (
+                "cummax",
+                "scan",
+                "cummax(x, axis, reverse=False)",
+                "Running maximum along an axis: the values of torch.cummax (not its indices).",
+            ),
+            (
+                "cummin",
+                "scan",
+                "cummin(x, axis, reverse=False)",
+                "Running minimum along an axis: the values of torch.cummin (not its indices).",
+            ),
         ],
     ),
     **_table(
@@ -286,6 +317,7 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("load", "(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]", "A tile read from a tensor."),
         ("store", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile written into a tensor."),
         ("atomic_add", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile added atomically."),
+        ("scan", "(x) [fn, axis, reverse]", "A scan built-in (cumsum, ...) along an axis, named by fn."),
         ("hint", "(x) [fn, n]", "A compiler hint built-in, named by fn; the verifier proves it."),
         ("tag", "(x, v...) [names]", "Tags attached to a value."),
         ("assert_tag", "(x, v...) [names]", "A relation over tags stated at a use site."),
@@ -303,3 +335,4 @@ IR_OPS: dict[str, IrOp] = _ir(
 # Derived views, for the layers that dispatch on them.
 FLOAT_MATH = frozenset(name for name, b in BUILTINS.items() if b.kind == "transcendental")  # need floating point
 REDUCTIONS = frozenset(name for name, b in BUILTINS.items() if b.ir == "reduce")
+SCANS = frozenset(name for name, b in BUILTINS.items() if b.ir == "scan")

@@ -115,9 +115,15 @@ def padding(
     source: Sym | None = None,
     real: str = "",
     what: str = "",
+    direction: int = 0,
+    identity: str = "",
+    hint: str = "",
 ) -> None:
     """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
-    across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
+    across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. For a scan
+    (`direction` 1, or -1 when reversed) the live row is one with a real lane after the padding lane (before
+    it, reversed): only such a lane's running value takes the padding in; `identity` and `hint` then say what
+    the scan lets through and how to mask for it (IDENTITY and HINT of `fn` otherwise). `extent`:
     the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
     values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
     built only when some lane is asked about; `real`: how the witness names the real lane of the same
@@ -138,6 +144,7 @@ def padding(
         extent = z3.And(lane >= 0, lane < extent)
     real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
     live = substitute(valid, [(lane, other)])
+    order = [other > lane] if direction > 0 else [other < lane] if direction < 0 else []
     reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
     held = bad[0][1].values
     for _, leaf in bad[1:]:
@@ -150,15 +157,16 @@ def padding(
             "padding",
             "AR313",
             op.span,
-            f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity {IDENTITY[fn]}",
+            f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity "
+            f"{identity or IDENTITY[fn]}",
             z3.Or(valid, z3.Not(reaching)),
-            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live],
+            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live, *order],
             context.loops,
             ev.program,
             coords,
             [*shown, (real, other)],
             [(span, "the masked-off lanes are loaded here") for span in origins],
-            HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating"),
+            hint or (HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating")),
         )
     )
 
