@@ -405,6 +405,18 @@ class Concrete:
     def op_atomic_add(self, op):
         self.access(op, value=self.stored(op))
 
+    def op_atomic_extremum(self, op):  # atomic_max, atomic_min: what they combine, as atomic_add's
+        self.access(op, value=self.stored(op))
+
+    def op_exchange(self, op):
+        """atomic_xchg, atomic_cas: the access, and as old values the output's start (0): what the element holds
+        before any program writes it. The verifier does not model them (an unconstrained value)."""
+        _, _, _, shape = self.access(op, value=self.stored(op))
+        shape = shape_of(op.result.type)
+        array = np.zeros(shape, np.int64) if is_intlike(op.result.type) else None
+        floats = np.zeros(shape) if self.floats is not None and array is None else None
+        self.put(op, CVal(shape, array, floats=floats))
+
     def stored(self, op):
         """The float values a store or atomic_add writes (with `floats`; else None)."""
         value = ir.memory_access(op).value
@@ -527,6 +539,10 @@ CONCRETE = {
     "load": Concrete.op_load,
     "store": Concrete.op_store,
     "atomic_add": Concrete.op_atomic_add,
+    "atomic_max": Concrete.op_atomic_extremum,
+    "atomic_min": Concrete.op_atomic_extremum,
+    "atomic_xchg": Concrete.op_exchange,
+    "atomic_cas": Concrete.op_exchange,
     "scan": Concrete.op_scan,
     "dot": Concrete.op_dot,
     "tag": Concrete.op_tag,

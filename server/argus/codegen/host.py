@@ -14,6 +14,7 @@ from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unary
 from argus.codegen.plan import DATA_FACTS, Plan
 from argus.dsl import ir
+from argus.dsl.atomics import WRITES
 from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT, TileT
 
@@ -171,7 +172,7 @@ NOT_AT_LAUNCH = {
         ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "scan", "dot"),
         "a tile: launch values are scalars",
     ),
-    **dict.fromkeys(("load", "store", "atomic_add"), "memory: the launcher reads no tensor but through a data fact"),
+    **dict.fromkeys(("load", *WRITES), "memory: the launcher reads no tensor but through a data fact"),
     **dict.fromkeys(
         ("hint", "tag", "assert_tag", "tag_read", "assert", "invariant"), "a kernel-body statement or claim"
     ),

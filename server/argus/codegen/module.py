@@ -19,6 +19,7 @@ from argus.codegen.body import (
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.dsl import ir
+from argus.dsl.atomics import accumulated_outputs
 from argus.dsl.check import CheckResult
 from argus.dsl.resources import shared_memory
 from argus.dsl.types import ScalarT, TensorT
@@ -235,7 +236,7 @@ def kernel_info(kernel: ir.KernelIR) -> KernelInfo:
 def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int] | None = None) -> Lines:
     """The kernel's `KERNELS` entry: what the launcher checks and what the gate reads."""
     name = kernel.name
-    accumulated = sorted({op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"})
+    accumulated = dict(sorted(accumulated_outputs(kernel.body).items()))  # output -> its start (dsl/atomics.py)
     lines = Lines()
     lines.add(0, f"_{name}_entry = {{")
     lines.add(1, f'"name": {name!r},')
@@ -254,7 +255,7 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int
     lines.add(1, f'"launch": _{name}_launch,')
     lines.add(1, f'"launch_args": {launch_arguments(kernel)!r},')
     lines.add(1, f'"counts": _{name}_counts,')
-    lines.add(1, f'"accumulated": {accumulated!r},')
+    lines.add(1, f'"accumulated": {accumulated!r},  # outputs atomics write -> where the launcher starts them')
     lines.add(1, f'"fact_tensors": {fact_tensors(kernel)!r},')
     strides = {p.name: [s for s in strides_of(kernel, p) if s is not None] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')

@@ -108,6 +108,41 @@ BUILTINS: dict[str, Builtin] = {
             ),
         ],
     ),
+    # atomics beyond atomic_add (argus.dsl.calls.atomics): max and min accumulate like atomic_add (the launcher
+    # starts their outputs at the dtype's lowest or highest value); xchg and cas return the old values
+    **_table(
+        "memory",
+        [
+            (
+                "atomic_max",
+                "atomic_max",
+                "atomic_max(T[i0, i1, ...], value, mask=None)",
+                "Atomically keep the larger of T's element and the value (i32, i64, f32, f64); several programs may "
+                "take the max into the same element. T starts at its dtype's lowest value (-inf for floats).",
+            ),
+            (
+                "atomic_min",
+                "atomic_min",
+                "atomic_min(T[i0, i1, ...], value, mask=None)",
+                "Atomically keep the smaller of T's element and the value (i32, i64, f32, f64); several programs may "
+                "take the min into the same element. T starts at its dtype's highest value (inf for floats).",
+            ),
+            (
+                "atomic_xchg",
+                "atomic_xchg",
+                "atomic_xchg(T[i0, i1, ...], value, mask=None) -> T.dtype[access]",
+                "Atomically write the value into T and return what T held (i32, i64, f32, f64; T starts at 0). "
+                "The result depends on the order of programs: each element is exchanged by one program.",
+            ),
+            (
+                "atomic_cas",
+                "atomic_cas",
+                "atomic_cas(T[i0, i1, ...], cmp, value) -> T.dtype[access]",
+                "Atomically write the value where T's element equals cmp, and return what T held (16, 32 or 64-bit "
+                "dtypes; T starts at 0; no mask, as in Triton). Each element is compared and swapped by one program.",
+            ),
+        ],
+    ),
     **_table(
         "math",
         [
@@ -317,6 +352,18 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("load", "(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]", "A tile read from a tensor."),
         ("store", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile written into a tensor."),
         ("atomic_add", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile added atomically."),
+        ("atomic_max", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "The larger kept, atomically."),
+        ("atomic_min", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "The smaller kept, atomically."),
+        (
+            "atomic_xchg",
+            "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]",
+            "A tile written atomically; the result is the old values.",
+        ),
+        (
+            "atomic_cas",
+            "(tensor, i0..ir-1, cmp, value) [tensor, rank]",
+            "A tile written atomically where the old value equals cmp; the result is the old values.",
+        ),
         ("scan", "(x) [fn, axis, reverse]", "A scan built-in (cumsum, ...) along an axis, named by fn."),
         ("hint", "(x) [fn, n]", "A compiler hint built-in, named by fn; the verifier proves it."),
         ("tag", "(x, v...) [names]", "Tags attached to a value."),
