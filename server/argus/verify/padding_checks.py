@@ -90,7 +90,9 @@ def chosen(ev: Evaluator, c: Sym, a: Sym, b: Sym) -> Tree | None:
 
 
 def loaded(ev: Evaluator, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tree | None:
-    """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off."""
+    """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off. Integer
+    data lies in its dtype's range, so `other` at the range's end (the i32 maximum before a `min`) is an
+    identity."""
     if not ev.emitting:
         return None
     if other is None:
@@ -98,7 +100,17 @@ def loaded(ev: Evaluator, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tre
     else:
         tree = lane_tree(ev, other)
         pad = tree.values if isinstance(tree, Leaf) else REAL
-    return Branch(mask, Leaf(REAL), Leaf(pad, (op.span,)))
+    return Branch(mask, Leaf(dtype_range(op.result.type)), Leaf(pad, (op.span,)))
+
+
+def dtype_range(type_) -> VSet:
+    """The values real data of a type can hold: any finite number for a float, its range for an integer."""
+    dtype = getattr(type_, "dtype", None)
+    if dtype is None or dtype.kind not in ("int", "uint"):
+        return REAL
+    if dtype.kind == "uint":
+        return VSet(0.0, float(2**dtype.bits - 1))
+    return VSet(float(-(2 ** (dtype.bits - 1))), float(2 ** (dtype.bits - 1) - 1))
 
 
 # ---- the obligation -----------------------------------------------------------------------------
