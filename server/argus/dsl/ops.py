@@ -7,12 +7,13 @@ checks that each declared op has all of them and that no table names an op decla
 
 - typing (this package): `argus.dsl.calls.TYPE_RULES`, by built-in (`Builtin.type_rule`);
 - verifier: `argus.verify.rules.RULES`, by IR kind; by built-in for the kinds in BY_FN, `argus.verify.padding.MATH`
-  (what a math op's lanes hold), `argus.verify.padding.IDENTITY` (reductions), `argus.verify.claims.HINT_GOALS`;
+  (what a math op's lanes hold), `argus.verify.padding.IDENTITY` (reductions), `argus.verify.claims.HINT_GOALS`,
+  `argus.verify.scans.SCANS`;
 - kernel body (Triton): `argus.codegen.body.LOWERINGS` and `STATEMENTS`, by IR kind; `argus.codegen.body.MATH`,
-  `REDUCTIONS`, `HINTS`, by built-in;
+  `REDUCTIONS`, `HINTS`, `SCANS`, by built-in;
 - launch values (Python for `requires` and the grid): `argus.codegen.host.LAUNCH`, `LAUNCH_MATH`;
 - concrete evaluator (test code, numpy): `tests/verify/verify_concrete.py`'s `CONCRETE`; `FLOAT_MATH`, `REDUCE`,
-  `HINTS`.
+  `HINTS`, `SCANS`.
 
 Each of those tables says where an op is deliberately left out (an `UNSUPPORTED`, `NOT_LOWERED` or
 `NOT_AT_LAUNCH` entry with the reason), never by absence. How to add a built-in: docs/architecture.md
