@@ -139,3 +139,31 @@ def test_atomics_of_one_start_may_share_an_output():
     old = atomic_xchg(y[rm, rn], v, mask=(rm < M, rn < N))"""
     _, diagnostics = check(body)
     assert [d.code for d in diagnostics] == []
+
+
+def test_a_dot_written_by_atomic_max_is_held_to_the_outputs_tolerance():
+    """AR219 follows a dot's value into the outputs it reaches through any write, atomics included."""
+    text = dedent(
+        """
+        kernel mm(A: f32[M, K], B: f32[K, N], C: out f32[M, N]):
+            tile BM = 64, BN = 64, BK = 32
+            requires K % BK == 0
+            grid (cdiv(M, BM), cdiv(N, BN))
+            rm = program_id(0) * BM + arange(BM)
+            rn = program_id(1) * BN + arange(BN)
+            acc = zeros((BM, BN), f32)
+            for k in range(0, K, BK):
+                rk = k + arange(BK)
+                a = load(A[rm, rk], mask=(rm < M, None), other=0)
+                b = load(B[rk, rn], mask=(None, rn < N), other=0)
+                acc = dot(a, b, acc, input_precision="tf32")
+            atomic_max(C[rm, rn], acc, mask=(rm < M, rn < N))
+
+        reference mm(A, B):
+            return A @ B
+
+        sizes mm:
+            small: M = 100, N = 100, K = 64
+        """
+    ).lstrip("\n")
+    assert "AR219" in [d.code for d in check_source(text).diagnostics]
