@@ -40,6 +40,9 @@ def interpret(paths: list[str], overrides: dict, transpose: bool = False) -> lis
 
     from argus.codegen import generate, generate_problem
     from argus.dsl.check import check_source
+    from argus.gate.runner import gate_interpreter
+
+    gate_interpreter.install()  # the gate's corrections of the interpreter (float atomic_max, ...): docs/gate.md
 
     records = []
     for path in paths:

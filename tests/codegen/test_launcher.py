@@ -265,6 +265,16 @@ def test_outputs_written_by_atomic_add_start_from_zero(build):
     assert len(module.KERNELS["colsum"]["jit"].launches) == 1
 
 
+def test_outputs_written_by_atomic_max_and_min_start_at_their_dtypes_lowest_and_highest(build):
+    module = build(next(p for p in KERNELS if p.stem == "extrema"))
+    x, k = torch.randn(20, 40), torch.zeros(20, 40, dtype=torch.int32)
+    colmax, colmin, rowmin = torch.zeros(40), torch.zeros(40, dtype=torch.int32), torch.zeros(20, dtype=torch.float64)
+    module.extrema(x, k, colmax, colmin, rowmin)
+    assert torch.all(colmax == float("-inf")) and torch.all(rowmin == float("inf"))
+    assert torch.all(colmin == torch.iinfo(torch.int32).max)
+    assert module.KERNELS["extrema"]["accumulated"] == {"colmax": "lowest", "colmin": "highest", "rowmin": "highest"}
+
+
 def test_tensor_whose_offsets_overflow_32_bits_is_refused(build):
     module = build(EXAMPLE["vector_add"])
     x = torch.empty_strided((3,), (2**30,), device="meta")  # its last element sits 2**31 elements in

@@ -200,3 +200,18 @@ def test_an_existing_other_is_kept_not_repeated(other):
         "N = 100",
     )
     assert the_fix(text)[1] == f"v = load(x[i], {other}, mask=i < N)"
+
+
+def test_an_unmasked_atomic_max_gets_the_mask_fix_too():
+    """atomic_max, atomic_min and atomic_xchg take a mask like a store (atomic_cas takes none)."""
+    text = kernel(
+        "x: f32[N], y: out f32[N]",
+        "(cdiv(N, B),)",
+        "i = program_id(0) * B + arange(B)\natomic_max(y[i], load(x[i], mask=i < N, other=0))",
+        "x",
+        "N = 100",
+    )
+    assert the_fix(text) == (
+        "Mask the access: mask=i < N",
+        "atomic_max(y[i], load(x[i], mask=i < N, other=0), mask=i < N)",
+    )

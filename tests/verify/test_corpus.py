@@ -14,8 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from verify_concrete import Concrete
+from verify_concrete import Concrete, scanned
 
+from argus.dsl.atomics import WRITES
 from argus.dsl.check import check_source
 from argus.dsl.ir import walk_ops
 from argus.verify import verify_check
@@ -130,7 +131,7 @@ def run_at(kernel, witness, program, loops, line, kinds, floats=None):
 def confirm(kernel, w) -> str:
     kind = w["kind"]
     element = tuple(w["element"].values())
-    memory = ("load", "store", "atomic_add")
+    memory = ("load", *WRITES)
     if kind == "in_bounds":
         for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], memory):
             index = [int(i[element]) for i in e.detail["indices"]]
@@ -158,7 +159,7 @@ def confirm(kernel, w) -> str:
         concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
         for program in itertools.product(*[range(g) for g in concrete.grid]):
             for e in concrete.run(program):
-                if e.kind in ("store", "atomic_add") and e.detail["tensor"] == names[0]:
+                if e.kind in WRITES and e.detail["tensor"] == names[0]:
                     hit = np.ones(e.detail["mask"].shape, bool) & e.detail["mask"]
                     for index, t in zip(e.detail["indices"], target, strict=True):
                         hit &= index == t
@@ -298,15 +299,18 @@ def k_never_read(kernel, w) -> str:
 
 def padding_lanes(kernel, w) -> str:
     """A masked-off lane and a real lane of the same row, along the axis the reduction (or the dot) reduces, or
-    for an accumulation the same lane real in the other iteration."""
+    for an accumulation the same lane real in the other iteration; for a scan, the real lane after the padding
+    one (before it, reversed), whose running value takes the padding in."""
     element = tuple(w["element"].values())
     real = next(v for k, v in w["values"].items() if k.startswith(("a real lane", "an iteration where")))
-    for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
-        if e.kind == "reduce":
+    for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot", "scan")):
+        if e.kind in ("reduce", "scan"):
             valid = e.detail["valid"]
+            axis = e.detail["axis"]
             lane = list(element)
-            lane[e.detail["axis"]] = real
-            if valid is not None and not valid[element] and valid[tuple(lane)]:
+            lane[axis] = real
+            ordered = e.kind == "reduce" or (real > element[axis]) != e.detail["reverse"]
+            if valid is not None and not valid[element] and valid[tuple(lane)] and ordered:
                 return "confirmed"
         else:
             i, kk, j = element
@@ -331,14 +335,26 @@ def padding_lanes(kernel, w) -> str:
 
 
 ACCUMULATED = {"+": 0.0, "maximum": -np.inf, "minimum": np.inf}  # an accumulation's identity
+SCAN_IDENTITY = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}
 
 
 def padding_value(kernel, w, floats: str) -> bool:
     """With data of kind `floats`, the witness's padding lane changes the reduction's result in its row (for a
     dot, the product at its (i, j)), or, for an accumulation, holds a value that is not the identity."""
     element = tuple(w["element"].values())
-    kinds = ("reduce", "dot", "elementwise")
+    kinds = ("reduce", "dot", "elementwise", "scan")
     for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], kinds, floats):
+        if e.kind == "scan" and e.detail["floats"] is not None and e.detail["valid"] is not None:
+            # the running values of the real lanes, with the padding as it is and with the identity in its place
+            row = list(element)
+            row[e.detail["axis"]] = slice(None)
+            values, valid = e.detail["floats"][tuple(row)], e.detail["valid"][tuple(row)]
+            fn, reverse = e.detail["fn"], e.detail["reverse"]
+            clean = np.where(valid, values, SCAN_IDENTITY[fn])
+            with np.errstate(all="ignore"):
+                got, want = scanned(fn, values, 0, reverse)[valid], scanned(fn, clean, 0, reverse)[valid]
+            if not np.array_equal(got, want, equal_nan=False):
+                return True
         if e.kind == "reduce" and e.detail["floats"] is not None and e.detail["valid"] is not None:
             row = list(element)
             row[e.detail["axis"]] = slice(None)
@@ -459,8 +475,8 @@ def visible(kernel, w) -> str:
                     return "visible"
         return "the operands stand for the same indices at the witness"
     if w["kind"] == "padding" and any(k.startswith("a real lane") for k in w["values"]):
-        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot")):
-            if e.kind == "reduce" and e.detail["valid"] is not None:
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("reduce", "dot", "scan")):
+            if e.kind in ("reduce", "scan") and e.detail["valid"] is not None:
                 row = list(element)
                 row[e.detail["axis"]] = slice(None)
                 real = int(e.detail["valid"][tuple(row)].sum())
@@ -477,6 +493,9 @@ def visible(kernel, w) -> str:
     return "visible"
 
 
+COMBINE = {"atomic_add": (0.0, np.add), "atomic_max": (-np.inf, np.maximum), "atomic_min": (np.inf, np.minimum)}
+
+
 def outputs(kernel, witness, floats: str, tables: dict) -> dict[str, np.ndarray]:
     """What every program of the launch writes into each `out` tensor at the witness's sizes and data (NaN
     where nothing is written); `tables` holds the float data, shared between a kernel and its twin."""
@@ -485,7 +504,7 @@ def outputs(kernel, witness, floats: str, tables: dict) -> dict[str, np.ndarray]
     out = {p.name: np.full(concrete.dims(p), np.nan) for p in kernel.params if p.is_out}
     for program in itertools.product(*[range(g) for g in concrete.grid]):
         for e in concrete.run(program):
-            if e.kind not in ("store", "atomic_add") or e.detail["tensor"] not in out or e.detail["value"] is None:
+            if e.kind not in WRITES or e.detail["tensor"] not in out or e.detail["value"] is None:
                 continue
             target = out[e.detail["tensor"]]
             keep = e.detail["mask"].copy()
@@ -493,9 +512,10 @@ def outputs(kernel, witness, floats: str, tables: dict) -> dict[str, np.ndarray]
                 keep &= (index >= 0) & (index < dim)
             where = tuple(index[keep] for index in e.detail["indices"])
             values = np.broadcast_to(e.detail["value"], keep.shape)[keep]
-            if e.kind == "atomic_add":
-                target[where] = np.where(np.isnan(target[where]), 0, target[where])
-                np.add.at(target, where, values)
+            if e.kind in COMBINE:  # an atomic accumulation: from its start, in any order
+                start, combine = COMBINE[e.kind]
+                target[where] = np.where(np.isnan(target[where]), start, target[where])
+                combine.at(target, where, values)
             else:
                 target[where] = values
     return out
@@ -555,6 +575,26 @@ def test_padding_that_holds_the_identity_is_not_confirmed():
     kernel = next(iter(fixed.analysis.kernels.values()))
     assert padding_lanes(kernel, witness) == "confirmed"  # the same masks: only the value tells them apart
     assert confirm(kernel, witness) != "confirmed"
+
+
+def test_a_scans_padding_that_holds_the_identity_is_not_confirmed():
+    _, witness = witness_of("padding_reverse_cummax_other_zero")
+    text = (CORPUS / "padding_reverse_cummax_other_zero.fixed.argus").read_text()
+    kernel = next(iter(check_source(text).analysis.kernels.values()))
+    witness["line"] = next(n for n, line in enumerate(text.splitlines()) if "cummax(v" in line)
+    assert padding_lanes(kernel, witness) == "confirmed"  # the same masks: only the value tells them apart
+    assert confirm(kernel, witness) != "confirmed"
+
+
+def test_padding_after_the_real_lane_is_not_confirmed_for_a_forward_scan():
+    """The reversed scan's witness (a real lane before the padding one) on the same kernel scanning forward:
+    the real lane's running value never takes the padding in (the verifier proves that kernel clean)."""
+    _, witness = witness_of("padding_reverse_cummax_other_zero")
+    text = (CORPUS / "padding_reverse_cummax_other_zero.argus").read_text().replace(", reverse=True", "")
+    check = check_source(text)
+    assert verify_check(check).diagnostics == []
+    kernel = next(iter(check.analysis.kernels.values()))
+    assert padding_lanes(kernel, witness) == "no masked-off lane beside a real one at the witness"
 
 
 def test_a_one_column_softmax_does_not_show_a_wrong_max():

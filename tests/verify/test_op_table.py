@@ -17,7 +17,7 @@ from argus.dsl import ops
 from argus.dsl.calls import TYPE_RULES
 from argus.dsl.check import check_source
 from argus.dsl.ir import walk_ops
-from argus.verify import claims, padding
+from argus.verify import claims, padding, scans
 from argus.verify.evaluate import Evaluator  # noqa: F401  (importing it registers every rule)
 from argus.verify.rules import RULES, UNSUPPORTED
 
@@ -37,12 +37,13 @@ def kind_tables() -> dict[str, list[tuple[str, dict]]]:
 def fn_tables() -> dict[str, dict[str, dict]]:
     """Per layer, its tables keyed by built-in name for the IR kinds that name their built-in in `fn`."""
     return {
-        "verifier": {"math": padding.MATH, "reduce": padding.IDENTITY, "hint": claims.HINT_GOALS},
-        "lowering": {"math": body.MATH, "reduce": body.REDUCTIONS, "hint": body.HINTS},
+        "verifier": {"math": padding.MATH, "reduce": padding.IDENTITY, "hint": claims.HINT_GOALS, "scan": scans.SCANS},
+        "lowering": {"math": body.MATH, "reduce": body.REDUCTIONS, "hint": body.HINTS, "scan": body.SCANS},
         "concrete": {
             "math": verify_concrete.FLOAT_MATH,
             "reduce": verify_concrete.REDUCE,
             "hint": verify_concrete.HINTS,
+            "scan": verify_concrete.SCANS,
         },
         "launch": {"math": host.LAUNCH_MATH},  # no tile, so no reduction or hint, is a launch value
     }
@@ -85,13 +86,13 @@ def test_every_declared_op_has_an_entry_in_every_layer():
 
 def test_a_declared_op_without_entries_is_reported():
     builtins = {**ops.BUILTINS, "exp10": ops.Builtin("exp10", "math", "exp10(x)", "10 to the x.", "transcendental")}
-    ir_ops = {**ops.IR_OPS, "scan": ops.IrOp("scan", "(x) [fn, axis]", "A prefix scan.")}
+    ir_ops = {**ops.IR_OPS, "sort": ops.IrOp("sort", "(x) [axis]", "A sort along an axis.")}
     problems = missing(builtins, ir_ops)
     assert "exp10: no type rule (argus.dsl.calls.TYPE_RULES)" in problems
-    assert "scan: no verifier entry (nor a reason in UNSUPPORTED)" in problems
-    assert "scan: no lowering entry (nor a reason in NOT_LOWERED)" in problems
-    assert "scan: no concrete entry (nor a reason in UNSUPPORTED)" in problems
-    assert "scan: no launch entry (nor a reason in NOT_AT_LAUNCH)" in problems
+    assert "sort: no verifier entry (nor a reason in UNSUPPORTED)" in problems
+    assert "sort: no lowering entry (nor a reason in NOT_LOWERED)" in problems
+    assert "sort: no concrete entry (nor a reason in UNSUPPORTED)" in problems
+    assert "sort: no launch entry (nor a reason in NOT_AT_LAUNCH)" in problems
     for layer in ("verifier", "lowering", "concrete", "launch"):
         assert f"exp10: no {layer} entry for math fn exp10" in problems
 

@@ -318,3 +318,25 @@ def test_a_dot_against_masked_off_keys_gives_padding_scores():
     assert scores("dot(qt, trans(kt))", "requires N == BN") == []
     # rows past M are padding of the result too, but whole rows of it: dead, never asked about
     assert scores("where(rn[None, :] < N, dot(qt, trans(kt)), -inf) + 1.0") == []
+
+
+INTEGER_MIN = """
+kernel k(x: i32[M, N], y: out i32[N]):
+    tile BM = 16, BN = 32
+    requires M <= BM
+    grid (cdiv(N, BN),)
+    rm = arange(BM)
+    rn = program_id(0) * BN + arange(BN)
+    w = load(x[rm, rn], mask=(rm < M, rn < N), other={other})
+    store(y[rn], {reduced}(w, axis=0), mask=rn < N)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reduced", "other", "expected"),
+    [("min", "2147483647", []), ("max", "-2147483648", []), ("min", "1000", ["AR313"]), ("max", "0", ["AR313"])],
+)
+def test_integer_padding_at_the_end_of_its_dtype_range_is_an_identity(reduced, other, expected):
+    """Integer data lies in its dtype's range: the i32 maximum before a `min` (an integer atomic_min's usual
+    padding) is its identity, as -inf is a float max's."""
+    assert codes(INTEGER_MIN.format(reduced=reduced, other=other)) == expected

@@ -86,6 +86,20 @@ FLOAT_MATH = {
 FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
 HINTS = {"multiple_of": lambda x: x, "max_contiguous": lambda x: x}  # promises to the compiler: the value itself
+# The scans (issue 20), forward along an axis; a reversed scan is this one on the flipped axis.
+SCANS = {
+    "cumsum": np.cumsum,
+    "cumprod": np.cumprod,
+    "cummax": np.maximum.accumulate,
+    "cummin": np.minimum.accumulate,
+}
+
+
+def scanned(fn: str, values: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    """The scan `fn` of `values` along `axis`, from the end when `reverse`."""
+    if reverse:
+        return np.flip(SCANS[fn](np.flip(values, axis), axis=axis), axis)
+    return SCANS[fn](values, axis=axis)
 
 
 @dataclass
@@ -310,6 +324,24 @@ class Concrete:
                 result = REDUCE[op.attrs["fn"]](floats, axis=axis, keepdims=keep).astype(np.float64)
         self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags), floats=result))
 
+    def op_scan(self, op):
+        """A scan: the layout and mask of its operand (the result has its shape), the values scanned."""
+        x = self.get(op.operands[0])
+        fn, axis, reverse = op.attrs["fn"], op.attrs["axis"], op.attrs["reverse"]
+        valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
+        floats = None if x.floats is None else np.broadcast_to(x.floats, x.shape)
+        self.record("scan", op, valid=valid, axis=axis, floats=floats, fn=fn, reverse=reverse)
+        array = (
+            None if x.array is None else scanned(fn, np.broadcast_to(x.array, x.shape).astype(np.int64), axis, reverse)
+        )
+        result = None
+        if floats is not None:
+            with np.errstate(all="ignore"):
+                result = scanned(fn, floats.astype(np.float64), axis, reverse)
+        elif self.floats is not None and array is not None:
+            result = array.astype(np.float64)
+        self.put(op, CVal(x.shape, array, dict(x.layout), dict(x.tags), valid, result))
+
     # ---- memory and dot -------------------------------------------------------------------------
     def access(self, op, **written):
         parts = ir.memory_access(op)
@@ -372,6 +404,18 @@ class Concrete:
 
     def op_atomic_add(self, op):
         self.access(op, value=self.stored(op))
+
+    def op_atomic_extremum(self, op):  # atomic_max, atomic_min: what they combine, as atomic_add's
+        self.access(op, value=self.stored(op))
+
+    def op_exchange(self, op):
+        """atomic_xchg, atomic_cas: the access, and as old values the output's start (0): what the element holds
+        before any program writes it. The verifier does not model them (an unconstrained value)."""
+        _, _, _, shape = self.access(op, value=self.stored(op))
+        shape = shape_of(op.result.type)
+        array = np.zeros(shape, np.int64) if is_intlike(op.result.type) else None
+        floats = np.zeros(shape) if self.floats is not None and array is None else None
+        self.put(op, CVal(shape, array, floats=floats))
 
     def stored(self, op):
         """The float values a store or atomic_add writes (with `floats`; else None)."""
@@ -471,7 +515,8 @@ class Concrete:
             self.env[result.id] = self.get(value)
 
 
-# The concrete evaluation of each IR op kind (argus.dsl.ops.IR_OPS); per built-in, FLOAT_MATH, REDUCE and HINTS.
+# The concrete evaluation of each IR op kind (argus.dsl.ops.IR_OPS); per built-in, FLOAT_MATH, REDUCE, HINTS and
+# SCANS.
 ELEMENTWISE = ("binary", "unary", "compare", "math", "where", "cast")
 CONCRETE = {
     **dict.fromkeys(ELEMENTWISE, Concrete.op_elementwise),
@@ -494,6 +539,11 @@ CONCRETE = {
     "load": Concrete.op_load,
     "store": Concrete.op_store,
     "atomic_add": Concrete.op_atomic_add,
+    "atomic_max": Concrete.op_atomic_extremum,
+    "atomic_min": Concrete.op_atomic_extremum,
+    "atomic_xchg": Concrete.op_exchange,
+    "atomic_cas": Concrete.op_exchange,
+    "scan": Concrete.op_scan,
     "dot": Concrete.op_dot,
     "tag": Concrete.op_tag,
     "tag_read": Concrete.op_tag_read,

@@ -165,7 +165,7 @@ def add_requires(lines: list[str], module: ast.Module, d: Diagnostic, requiremen
 
 
 def access_call(module: ast.Module, span: Span) -> ast.Call | None:
-    """The innermost load, store or atomic_add call whose span holds the diagnostic's start."""
+    """The innermost load, store or masked atomic call (ACCESS_CALLS) whose span holds the diagnostic's start."""
     best = None
     kernel = kernel_of(module, span.line)
     if kernel is None:
@@ -175,7 +175,7 @@ def access_call(module: ast.Module, span: Span) -> ast.Call | None:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
-                and node.func.id in ("load", "store", "atomic_add")
+                and node.func.id in ACCESS_CALLS
                 and node.args
                 and isinstance(node.args[0], ast.Subscript)
                 and (node.span.line, node.span.col) <= (span.line, span.col) <= (node.span.end_line, node.span.end_col)
@@ -201,7 +201,8 @@ def expressions(node: ast.Stmt | ast.Expr) -> Iterator[object]:
                 stack.append(child)
 
 
-ACCESS_CALLS = ("load", "store", "atomic_add")
+# the accesses that take a mask (atomic_cas takes none, as in Triton)
+ACCESS_CALLS = ("load", "store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg")
 BINDS_LOOSER_THAN_LESS = ("&", "|", "^")
 
 

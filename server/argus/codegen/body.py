@@ -19,10 +19,16 @@ from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
 from argus.dsl.ops import FLOAT_MATH
-from argus.dsl.types import ScalarT, TensorT
+from argus.dsl.types import ScalarT, TensorT, TileT
+
+# The combine functions of the scans Triton has no function for (tl.associative_scan), defined once at the top of a
+# module that uses them (module.py): scan built-in -> (name, the elementwise Triton function it applies).
+SCAN_COMBINES = {"cummax": ("_argus_max_combine", "tl.maximum"), "cummin": ("_argus_min_combine", "tl.minimum")}
 
 # Python and module names the generated code relies on: never used for an Argus value.
 RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
+CAS_POINTERS = "_argus_cas_pointers"  # the pointers of an atomic_cas, named for their shape (compare_and_swap)
+RESERVED |= {name for name, _ in SCAN_COMBINES.values()} | {CAS_POINTERS}
 
 TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
 
@@ -45,6 +51,8 @@ MATH: dict[str, Callable[[list[Expr]], Expr]] = {
 }
 REDUCTIONS = {name: f"tl.{name}" for name in ("sum", "max", "min", "argmax", "argmin")}
 HINTS = {"multiple_of": "tl.multiple_of", "max_contiguous": "tl.max_contiguous"}
+# The scans (issue 20): tl.cumsum and tl.cumprod, and tl.associative_scan with a combine function for the others.
+SCANS = {"cumsum": "tl.cumsum", "cumprod": "tl.cumprod", **{fn: "tl.associative_scan" for fn in SCAN_COMBINES}}
 
 LOWERINGS: dict[str, Callable[..., Expr]] = {}
 
@@ -360,6 +368,25 @@ class BodyEmitter:
             result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
         return result
 
+    def scan(self, op: ir.Op, operand: Expr) -> Expr:
+        """cumsum and cumprod through Triton's functions, which scan integers narrower than 32 bits in int32 (bool
+        and u8 in uint32: `dtype=tl.int32` says what the IR's i32 means) and floats in their own dtype (so f16
+        and bf16 are scanned in f32 here and rounded back, as the math functions are); cummax and cummin through
+        tl.associative_scan with a combine function of the module (SCAN_COMBINES), in the operand's dtype."""
+        fn, axis, reverse = op.attrs["fn"], op.attrs["axis"], op.attrs["reverse"]
+        source = self.plan.resolve(op.operands[0]).type.dtype
+        target = op.result.type.dtype
+        flag = {"reverse": "True"} if reverse else {}
+        if fn in SCAN_COMBINES:
+            return call(SCANS[fn], operand, str(axis), SCAN_COMBINES[fn][0], **flag)
+        if source.is_float and source.bits < 32:
+            wide = call(SCANS[fn], method(operand, "to", "tl.float32"), axis=str(axis), **flag)
+            return method(wide, "to", triton_dtype(target))
+        keywords = {"axis": str(axis), **flag}
+        if target != source:
+            keywords["dtype"] = triton_dtype(target)
+        return call(SCANS[fn], operand, **keywords)
+
     def dot(self, op: ir.Op, operands: list[Expr]) -> Expr:
         a_type = self.plan.resolve(op.operands[0]).type
         keywords: dict[str, str] = {}
@@ -386,14 +413,34 @@ class BodyEmitter:
             return f'("ieee" if {INTERPRETED} else {text})'
         return text
 
-    def memory(self, op: ir.Op) -> Expr:
-        access = ir.memory_access(op)
+    def pointer(self, access: ir.MemoryAccess) -> Expr:
         tensor = access.tensor.name
         pointer = atom(tensor)
         strides = strides_of(self.kernel, self.kernel.tensor(tensor))
         for index, stride in zip(access.indices, strides, strict=True):
             offset = self.text(index) if stride is None else binary(self.text(index), "*", atom(stride))
             pointer = binary(pointer, "+", offset)
+        return pointer
+
+    def compare_and_swap(self, op: ir.Op, indent: int) -> Expr:
+        """tl.atomic_cas neither broadcasts nor converts its cmp and value (the MLIR verifier wants the pointer's
+        shape and element type): the pointers get a name of their own (CAS_POINTERS), and cmp and the value are
+        converted to the tensor's dtype and broadcast to the pointers' shape."""
+        access = ir.memory_access(op)
+        self.lines.add(indent, f"{CAS_POINTERS} = {self.pointer(access)}", op.span.line + 1)
+        dtype = triton_dtype(op.result.type.dtype)
+        operands = []
+        for value in (access.compare, access.value):
+            converted = call("tl.cast", self.text(value), dtype)
+            if isinstance(op.result.type, TileT):
+                converted = call("tl.broadcast_to", converted, f"{CAS_POINTERS}.shape")
+            operands.append(converted)
+        return call("tl.atomic_cas", atom(CAS_POINTERS), *operands)
+
+    def memory(self, op: ir.Op) -> Expr:
+        access = ir.memory_access(op)
+        tensor = access.tensor.name
+        pointer = self.pointer(access)
         keywords: dict[str, Expr] = {}
         if access.mask is not None:
             keywords["mask"] = self.text(access.mask)
@@ -531,6 +578,11 @@ def lower_reduce(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
     return emitter.reduce(op, operands[0])
 
 
+@lowering("scan")
+def lower_scan(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    return emitter.scan(op, operands[0])
+
+
 @lowering("cdiv")
 def lower_cdiv(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
     return call("tl.cdiv", *operands)
@@ -552,7 +604,11 @@ def lower_load(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
 
 
 def lower_side_effect(emitter: BodyEmitter, op: ir.Op, indent: int) -> None:
-    emitter.lines.add(indent, str(emitter.memory(op)), op.span.line + 1)
+    """A store or an atomic; atomic_xchg's and atomic_cas's old values get a name where something reads them."""
+    text = str(emitter.compare_and_swap(op, indent) if op.kind == "atomic_cas" else emitter.memory(op))
+    if op.results and op.result.id in emitter.plan.last_use:
+        text = f"{emitter.bind_result(op.result, emitter.plan.position[id(op)])} = {text}"
+    emitter.lines.add(indent, text, op.span.line + 1)
 
 
 STATEMENTS: dict[str, Callable[[BodyEmitter, ir.Op, int], None]] = {

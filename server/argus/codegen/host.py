@@ -14,6 +14,7 @@ from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unary
 from argus.codegen.plan import DATA_FACTS, Plan
 from argus.dsl import ir
+from argus.dsl.atomics import WRITES
 from argus.dsl.ops import FLOAT_MATH
 from argus.dsl.types import ScalarT, TensorT, TileT
 
@@ -168,10 +169,10 @@ LAUNCH_MATH: dict[str, Callable[[list[Expr]], Expr]] = {
 NOT_AT_LAUNCH = {
     **dict.fromkeys(("program_id", "num_programs"), "a program's value: the launch is before any program runs"),
     **dict.fromkeys(
-        ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "dot"),
+        ("arange", "zeros", "full", "expand_dims", "reshape", "broadcast_to", "trans", "reduce", "scan", "dot"),
         "a tile: launch values are scalars",
     ),
-    **dict.fromkeys(("load", "store", "atomic_add"), "memory: the launcher reads no tensor but through a data fact"),
+    **dict.fromkeys(("load", *WRITES), "memory: the launcher reads no tensor but through a data fact"),
     **dict.fromkeys(
         ("hint", "tag", "assert_tag", "tag_read", "assert", "invariant"), "a kernel-body statement or claim"
     ),

@@ -8,11 +8,20 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from argus.codegen.body import RESERVED, BodyEmitter, Lines, kernel_parameters, stride_name, strides_of
+from argus.codegen.body import (
+    RESERVED,
+    SCAN_COMBINES,
+    BodyEmitter,
+    Lines,
+    kernel_parameters,
+    stride_name,
+    strides_of,
+)
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.codegen.model import ModelInfo, check_model_names, model_info, model_lines
 from argus.dsl import ir
+from argus.dsl.atomics import accumulated_outputs
 from argus.dsl.check import CheckResult
 from argus.dsl.resources import shared_memory
 from argus.dsl.types import ScalarT, TensorT
@@ -66,6 +75,7 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     body_start = runtime.index("\nclass ArgusLaunchError")
     for text in runtime[body_start:].splitlines():
         lines.add(0, text)
+    lines.extend(scan_combines(check))
     kernels: dict[str, KernelInfo] = {}
     spans: dict[str, tuple[int, int]] = {}
     taken: set[str] = set()
@@ -115,6 +125,17 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
         info: KernelInfo | ModelInfo = kernels[name] if name in kernels else models[name]
         info.line_map = {k: v for k, v in line_map.items() if start < k <= stop}
     return GeneratedModule(source, kernels, line_map, models)
+
+
+def scan_combines(check: CheckResult) -> Lines:
+    """The combine function of each cummax or cummin the file's kernels use, once (tl.associative_scan's)."""
+    used = {op.attrs["fn"] for k in check.analysis.kernels.values() for op in ir.walk_ops(k.body) if op.kind == "scan"}
+    lines = Lines()
+    for fn in sorted(used & set(SCAN_COMBINES)):
+        name, combine = SCAN_COMBINES[fn]
+        for text in ("", "", "@triton.jit", f"def {name}(a, b):", f"    return {combine}(a, b)"):
+            lines.add(0, text)
+    return lines
 
 
 MODULE_NAMES = {"ArgusLaunchError", "KERNELS", "MODELS", "SOURCE_MAP"}
@@ -239,7 +260,7 @@ def kernel_info(kernel: ir.KernelIR) -> KernelInfo:
 def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int] | None = None) -> Lines:
     """The kernel's `KERNELS` entry: what the launcher checks and what the gate reads."""
     name = kernel.name
-    accumulated = sorted({op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"})
+    accumulated = dict(sorted(accumulated_outputs(kernel.body).items()))  # output -> its start (dsl/atomics.py)
     lines = Lines()
     lines.add(0, f"_{name}_entry = {{")
     lines.add(1, f'"name": {name!r},')
@@ -258,7 +279,7 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int
     lines.add(1, f'"launch": _{name}_launch,')
     lines.add(1, f'"launch_args": {launch_arguments(kernel)!r},')
     lines.add(1, f'"counts": _{name}_counts,')
-    lines.add(1, f'"accumulated": {accumulated!r},')
+    lines.add(1, f'"accumulated": {accumulated!r},  # outputs atomics write -> where the launcher starts them')
     lines.add(1, f'"fact_tensors": {fact_tensors(kernel)!r},')
     strides = {p.name: [s for s in strides_of(kernel, p) if s is not None] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from argus.dsl import ir
+from argus.dsl.atomics import ATOMICS
 
-SIDE_EFFECTS = {"store", "atomic_add"}
+SIDE_EFFECTS = {"store", *ATOMICS}  # atomic_xchg and atomic_cas have a result too: statements that name it
 DATA_FACTS = ("partition", "in_range", "permutation")  # ops of `requires` that speak of a tensor's contents
 PROOF_ONLY = {"tag_read", "assert_tag", "assert", "invariant"}  # proved statically, nothing to run
 PURE = {
@@ -33,6 +34,7 @@ PURE = {
     "broadcast_to",
     "trans",
     "reduce",
+    "scan",
     "cdiv",
     "dot",
     "hint",

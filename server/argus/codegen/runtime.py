@@ -334,7 +334,7 @@ def _launch(kernel, args, kwargs, autotune=False):
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
         grid = kernel["launch"](**scope)[0]
-        _zero_accumulated(kernel, values)
+        _start_accumulated(kernel, values)
         kernel["jit"][grid](*arguments, **constants, **tma, **policy)
         return
     tuned = {key for config in kernel["configs"] for key in config}
@@ -359,7 +359,7 @@ def _launch(kernel, args, kwargs, autotune=False):
     def grid(meta):
         return kernel["launch"](**sizes, **scalars, **{k: meta.get(k, v) for k, v in constants.items()})[0]
 
-    _zero_accumulated(kernel, values)
+    _start_accumulated(kernel, values)
     _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed, **tma)
 
 
@@ -399,11 +399,22 @@ def _tma_allocator():
 _TMA_ALLOCATOR = []
 
 
-def _zero_accumulated(kernel, values):
-    """Outputs written by atomic_add start from zero: the kernel computes their value, as the reference does,
-    whatever they held before."""
-    for name in kernel["accumulated"]:
-        values[name].zero_()
+def _start_accumulated(kernel, values):
+    """Outputs written by atomics start where their accumulation does, whatever they held before, so the kernel
+    computes their value as the reference does: 0 for atomic_add (and atomic_xchg, atomic_cas), the dtype's
+    lowest value for atomic_max (-inf for floats), its highest for atomic_min (`accumulated`: name -> start)."""
+    for name, start in kernel["accumulated"].items():
+        _fill_start(values[name], start)
+
+
+def _fill_start(tensor, start):
+    if start == "zero":
+        tensor.zero_()
+    elif tensor.is_floating_point():
+        tensor.fill_(float("-inf") if start == "lowest" else float("inf"))
+    else:
+        info = torch.iinfo(tensor.dtype)
+        tensor.fill_(info.min if start == "lowest" else info.max)
 
 
 def _shared_memory_limit():
@@ -461,11 +472,16 @@ def _autotuned(kernel, fixed, policy):
                     keep.append(config)
             return keep
 
-        outputs = [p["name"] for p in kernel["params"] if p["name"] in kernel["accumulated"]]
+        starts = kernel["accumulated"]
+
+        def restart(nargs, reset_only=False):  # before each trial, as reset_to_zero would, but to each start
+            for name, start in starts.items():
+                _fill_start(nargs[name], start)
+
         cache[key] = triton.autotune(
             configs=configs,
             key=list(kernel["sizes"]),
             prune_configs_by={"early_config_prune": prune},
-            reset_to_zero=outputs or None,
+            pre_hook=restart if starts else None,
         )(kernel["jit"])
     return cache[key]

@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass
 
 from argus.dsl import ast, ir
+from argus.dsl.atomics import WRITES
 from argus.dsl.diagnostics import Diagnostic, make
 from argus.dsl.evaluate import evaluate
 from argus.dsl.model_ir import ModelIR
@@ -309,14 +310,14 @@ def size_sets(sizes: ast.Sizes | None, kernel: ir.KernelIR) -> dict[str, dict]:
 
 
 def dot_outputs(kernel: ir.KernelIR, dot: ir.Op) -> list[str]:
-    """The out tensors whose stored values depend on the dot's result, in store order."""
+    """The out tensors whose stored (or atomically written) values depend on the dot's result, in store order."""
     tainted = {dot.result}
     outputs: list[str] = []
     changed = True
     while changed:
         changed = False
         for op in ir.walk_ops(kernel.body):
-            if op.kind in ("store", "atomic_add"):
+            if op.kind in WRITES:
                 value = ir.memory_access(op).value
                 if value in tainted and op.attrs["tensor"] not in outputs:
                     outputs.append(op.attrs["tensor"])

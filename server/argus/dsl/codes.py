@@ -65,6 +65,7 @@ CODES: dict[str, CodeInfo] = {
     "AR217": CodeInfo("unsupported tensor dimension", "error"),
     "AR218": CodeInfo("invalid argument value", "error"),
     "AR219": CodeInfo("dot precision cannot keep the output's tolerance", "error"),
+    "AR220": CodeInfo("output accumulated by atomics with different starts", "error"),
     # data-flow invariants (the verifier, argus.verify)
     "AR301": CodeInfo("access out of bounds", "error"),
     "AR302": CodeInfo("two programs write the same element", "error"),

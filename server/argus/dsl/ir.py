@@ -54,16 +54,18 @@ class MemoryAccess:
     value: Value | None
     mask: Value | None
     other: Value | None
+    compare: Value | None = None  # atomic_cas's cmp
 
 
 def memory_access(op: Op) -> MemoryAccess:
-    """The named parts of a load, store or atomic_add."""
+    """The named parts of a load, store or atomic (atomic_cas: cmp before the value)."""
     rank = op.attrs["rank"]
     tensor, indices, rest = op.operands[0], op.operands[1 : 1 + rank], list(op.operands[1 + rank :])
+    compare = rest.pop(0) if op.kind == "atomic_cas" else None
     value = rest.pop(0) if op.kind != "load" else None
     mask = rest.pop(0) if op.attrs.get("mask") else None
     other = rest.pop(0) if op.attrs.get("other") else None
-    return MemoryAccess(tensor, indices, value, mask, other)
+    return MemoryAccess(tensor, indices, value, mask, other, compare)
 
 
 @dataclass(slots=True)

@@ -92,6 +92,7 @@ class KernelAnalyzer:
         self.in_assertion = False
         self.in_requires = False  # data facts such as partition(T, n) are allowed only in `requires`
         self.written: set[str] = set()
+        self.atomics: dict[str, tuple[str, Span]] = {}  # tensor -> the first atomic that writes it (AR220)
 
     # ---- reporting and IR emission -------------------------------------------------------------
     def error(self, code: str, span: Span, message: str, **data) -> V:

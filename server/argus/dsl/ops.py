@@ -7,12 +7,13 @@ checks that each declared op has all of them and that no table names an op decla
 
 - typing (this package): `argus.dsl.calls.TYPE_RULES`, by built-in (`Builtin.type_rule`);
 - verifier: `argus.verify.rules.RULES`, by IR kind; by built-in for the kinds in BY_FN, `argus.verify.padding.MATH`
-  (what a math op's lanes hold), `argus.verify.padding.IDENTITY` (reductions), `argus.verify.claims.HINT_GOALS`;
+  (what a math op's lanes hold), `argus.verify.padding.IDENTITY` (reductions), `argus.verify.claims.HINT_GOALS`,
+  `argus.verify.scans.SCANS`;
 - kernel body (Triton): `argus.codegen.body.LOWERINGS` and `STATEMENTS`, by IR kind; `argus.codegen.body.MATH`,
-  `REDUCTIONS`, `HINTS`, by built-in;
+  `REDUCTIONS`, `HINTS`, `SCANS`, by built-in;
 - launch values (Python for `requires` and the grid): `argus.codegen.host.LAUNCH`, `LAUNCH_MATH`;
 - concrete evaluator (test code, numpy): `tests/verify/verify_concrete.py`'s `CONCRETE`; `FLOAT_MATH`, `REDUCE`,
-  `HINTS`.
+  `HINTS`, `SCANS`.
 
 Each of those tables says where an op is deliberately left out (an `UNSUPPORTED`, `NOT_LOWERED` or
 `NOT_AT_LAUNCH` entry with the reason), never by absence. How to add a built-in: docs/architecture.md
@@ -28,8 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # IR op kinds whose op names the built-in it came from in its `fn` attribute; the layers keep one entry per
-# built-in for these (math: `exp2`, reduce: `sum`, hint: `multiple_of`), beside the one for the kind.
-BY_FN = ("math", "reduce", "hint")
+# built-in for these (math: `exp2`, reduce: `sum`, hint: `multiple_of`, scan: `cumsum`), beside the one for the kind.
+BY_FN = ("math", "reduce", "hint", "scan")
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class Builtin:
     ir: str  # the IR op kind a call lowers to (IR_OPS); `for` for a loop's iterable
     signature: str
     doc: str
-    # program | creation | memory | math | transcendental (float only) | reduction | shape | verify | hint | loop
+    # program | creation | memory | math | transcendental (float only) | reduction | scan | shape | verify | hint | loop
     kind: str
 
     @property
@@ -108,6 +109,41 @@ BUILTINS: dict[str, Builtin] = {
             ),
         ],
     ),
+    # atomics beyond atomic_add (argus.dsl.calls.atomics): max and min accumulate like atomic_add (the launcher
+    # starts their outputs at the dtype's lowest or highest value); xchg and cas return the old values
+    **_table(
+        "memory",
+        [
+            (
+                "atomic_max",
+                "atomic_max",
+                "atomic_max(T[i0, i1, ...], value, mask=None)",
+                "Atomically keep the larger of T's element and the value (i32, i64, f32, f64); several programs may "
+                "take the max into the same element. T starts at its dtype's lowest value (-inf for floats).",
+            ),
+            (
+                "atomic_min",
+                "atomic_min",
+                "atomic_min(T[i0, i1, ...], value, mask=None)",
+                "Atomically keep the smaller of T's element and the value (i32, i64, f32, f64); several programs may "
+                "take the min into the same element. T starts at its dtype's highest value (inf for floats).",
+            ),
+            (
+                "atomic_xchg",
+                "atomic_xchg",
+                "atomic_xchg(T[i0, i1, ...], value, mask=None) -> T.dtype[access]",
+                "Atomically write the value into T and return what T held (i32, i64, f32, f64; T starts at 0). "
+                "The result depends on the order of programs: each element is exchanged by one program.",
+            ),
+            (
+                "atomic_cas",
+                "atomic_cas",
+                "atomic_cas(T[i0, i1, ...], cmp, value) -> T.dtype[access]",
+                "Atomically write the value where T's element equals cmp, and return what T held (16, 32 or 64-bit "
+                "dtypes; T starts at 0; no mask, as in Triton). Each element is compared and swapped by one program.",
+            ),
+        ],
+    ),
     **_table(
         "math",
         [
@@ -160,6 +196,37 @@ BUILTINS: dict[str, Builtin] = {
             ("min", "reduce", "min(x, axis, keep_dims=False)", "Minimum along an axis (for two values, use minimum)."),
             ("argmax", "reduce", "argmax(x, axis, keep_dims=False) -> i32", "Index of the maximum along an axis."),
             ("argmin", "reduce", "argmin(x, axis, keep_dims=False) -> i32", "Index of the minimum along an axis."),
+        ],
+    ),
+    # scans along one axis (argus.dsl.calls.scans): the running reduction, values only
+    **_table(
+        "scan",
+        [
+            (
+                "cumsum",
+                "scan",
+                "cumsum(x, axis, reverse=False)",
+                "Running sum along an axis (torch.cumsum); reverse=True sums from the end. Integer tiles narrower "
+                "than 32 bits (bool, i8, i16, u8) are summed in i32, as Triton does.",
+            ),
+            (
+                "cumprod",
+                "scan",
+                "cumprod(x, axis, reverse=False)",
+                "Running product along an axis (torch.cumprod); integers narrower than 32 bits in i32.",
+            ),
+            (
+                "cummax",
+                "scan",
+                "cummax(x, axis, reverse=False)",
+                "Running maximum along an axis: the values of torch.cummax (not its indices).",
+            ),
+            (
+                "cummin",
+                "scan",
+                "cummin(x, axis, reverse=False)",
+                "Running minimum along an axis: the values of torch.cummin (not its indices).",
+            ),
         ],
     ),
     **_table(
@@ -286,6 +353,19 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("load", "(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]", "A tile read from a tensor."),
         ("store", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile written into a tensor."),
         ("atomic_add", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "A tile added atomically."),
+        ("atomic_max", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "The larger kept, atomically."),
+        ("atomic_min", "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]", "The smaller kept, atomically."),
+        (
+            "atomic_xchg",
+            "(tensor, i0..ir-1, value[, mask]) [tensor, rank, mask]",
+            "A tile written atomically; the result is the old values.",
+        ),
+        (
+            "atomic_cas",
+            "(tensor, i0..ir-1, cmp, value) [tensor, rank]",
+            "A tile written atomically where the old value equals cmp; the result is the old values.",
+        ),
+        ("scan", "(x) [fn, axis, reverse]", "A scan built-in (cumsum, ...) along an axis, named by fn."),
         ("hint", "(x) [fn, n]", "A compiler hint built-in, named by fn; the verifier proves it."),
         ("tag", "(x, v...) [names]", "Tags attached to a value."),
         ("assert_tag", "(x, v...) [names]", "A relation over tags stated at a use site."),
@@ -303,3 +383,4 @@ IR_OPS: dict[str, IrOp] = _ir(
 # Derived views, for the layers that dispatch on them.
 FLOAT_MATH = frozenset(name for name, b in BUILTINS.items() if b.kind == "transcendental")  # need floating point
 REDUCTIONS = frozenset(name for name, b in BUILTINS.items() if b.ir == "reduce")
+SCANS = frozenset(name for name, b in BUILTINS.items() if b.ir == "scan")

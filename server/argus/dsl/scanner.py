@@ -68,7 +68,7 @@ def bracket_events(line: str) -> list[tuple[int, str]]:
 
 STATEMENT_START = re.compile(
     r"\s*(?:(?:tile|policy|layout|requires|grid|invariant|for|if|elif|else|pass|kernel|model|reference|inputs|sizes)\b"
-    r"|(?:store|atomic_add|tag|assert_tag)\s*\("
+    r"|(?:store|atomic_add|atomic_max|atomic_min|atomic_xchg|atomic_cas|tag|assert_tag)\s*\("
     r"|[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*\s*(?:=(?!=)|[-+*/%&|]=|//=))"
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from argus.dsl import ast, ir
 from argus.dsl.accuracy import declared_tolerances, model_reductions, reduction_factors
+from argus.dsl.atomics import WRITES, accumulated_outputs
 from argus.dsl.check import CheckResult
 from argus.gate.resources import resource_facts
 
@@ -21,23 +22,24 @@ def problem_file(kernel: str) -> str:
 def kernel_facts(check: CheckResult, name: str) -> dict:
     """Lines are 1-based. `outputs` maps each out parameter to its first store: a wrong value is reported there.
     `reductions` gives each output's reduction factors (size symbols, or numbers for tile constants: R is their
-    product at a trial's sizes); `tolerances` the tol its reference declares, where it declares one."""
+    product at a trial's sizes); `tolerances` the tol its reference declares, where it declares one.
+    `accumulated_outputs` lists the outputs atomics write, `accumulated_starts` where each starts ("zero",
+    "lowest" for atomic_max, "highest" for atomic_min: argus.dsl.atomics)."""
     kernel = check.analysis.kernels[name]
     outputs: dict[str, int] = {}
-    accumulated: list[str] = []
+    starts = accumulated_outputs(kernel.body)
     dot_dtype = None
     for op in ir.walk_ops(kernel.body):
-        if op.kind in ("store", "atomic_add"):
+        if op.kind in WRITES:
             outputs.setdefault(op.attrs["tensor"], op.span.line + 1)
-            if op.kind == "atomic_add" and op.attrs["tensor"] not in accumulated:
-                accumulated.append(op.attrs["tensor"])
         elif op.kind == "dot":
             dot_dtype = dot_dtype or str(op.operands[0].type.dtype)
     facts = {
         "line": kernel.span.line + 1,
         "problem": problem_file(name),
         "outputs": {p.name: outputs.get(p.name) for p in kernel.params if p.is_out},
-        "accumulated_outputs": accumulated,
+        "accumulated_outputs": list(starts),
+        "accumulated_starts": starts,
         "dot_dtype": dot_dtype,
         "reductions": reduction_factors(kernel),
         "tolerances": {},
@@ -59,16 +61,16 @@ def model_facts(check: CheckResult, name: str) -> dict:
     model = check.analysis.models[name]
     kernels = check.analysis.kernels
     outputs: dict[str, int] = {}
-    accumulated: list[str] = []
+    starts: dict[str, str] = {}  # a model output an atomic writes -> where it starts (argus.dsl.atomics)
     dot_dtype = None
     for launch in model.launches:
         kernel = kernels[launch.kernel]
-        atomic = {op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"}
+        atomic = accumulated_outputs(kernel.body)
         for arg in launch.args:
             if arg.kind == "tensor" and kernel.tensor(arg.param) is not None and arg.param in kernel_outputs(kernel):
                 outputs[str(arg.value)] = launch.line
-                if arg.param in atomic and model.tensor(str(arg.value)) and str(arg.value) not in accumulated:
-                    accumulated.append(str(arg.value))
+                if arg.param in atomic and model.tensor(str(arg.value)):
+                    starts.setdefault(str(arg.value), atomic[arg.param])
         dot_dtype = dot_dtype or next(
             (str(op.operands[0].type.dtype) for op in ir.walk_ops(kernel.body) if op.kind == "dot"), None
         )
@@ -77,7 +79,8 @@ def model_facts(check: CheckResult, name: str) -> dict:
         "problem": problem_file(name),
         "model": True,
         "outputs": {p.name: outputs.get(p.name) for p in model.params if p.is_out},
-        "accumulated_outputs": accumulated,
+        "accumulated_outputs": list(starts),
+        "accumulated_starts": starts,
         "dot_dtype": dot_dtype,
         "reductions": model_reductions(model, kernels),
         "tolerances": {},

@@ -6,7 +6,9 @@ indices: nothing else sees that the sums miss K indices. The obligation: for eac
 a `store` or `atomic_add` writes with a value some `dot`s accumulated (followed back as contributions.py does:
 the accumulator, the loop that carries it, `+`, `-`, `*`, casts), and each index k of the contracted dimension
 (0 <= k < K, the extent of the loaded tensor's axis), some program, iteration of the loops around a dot and K
-lane read k unmasked and write x. For atomics the programs are all those adding into x (split-K's slices).
+lane read k unmasked and write x. For atomics the programs are all those adding into x (split-K's slices);
+for atomic_max and atomic_min, whose programs each must bring every k (a max of partial sums is no sum), this
+is a necessary condition only: what it refutes is a real miss, a split-K combined by max is not caught.
 Where the output has other writes too, x ranges over the elements this write writes (its own program,
 iteration and lane a hypothesis), not over the whole output: two stores to two planes each cover one.
 
@@ -36,6 +38,7 @@ from functools import partial
 import z3
 
 from argus.dsl import ir
+from argus.dsl.atomics import WRITES
 from argus.verify.contributions import carried_args, contributing_dots, lane_access
 from argus.verify.coverage import TARGETS, Guess, writer
 from argus.verify.model import Access, Contraction, Obligation
@@ -56,11 +59,11 @@ class ContractionCoverageObligation(Obligation):
 
 
 def stored_dots(kernel: ir.KernelIR) -> set[int]:
-    """The ids (`id(op)`) of the dots whose sums a `store` or `atomic_add` of the kernel writes."""
+    """The ids (`id(op)`) of the dots whose sums a `store` or an atomic of the kernel writes."""
     carried = carried_args(kernel)
     found: set[int] = set()
     for op in ir.walk_ops(kernel.body):
-        if op.kind in ("store", "atomic_add"):
+        if op.kind in WRITES:
             value = ir.memory_access(op).value
             if value is not None:
                 found.update(id(dot) for dot in contributing_dots(value, carried))
@@ -74,7 +77,7 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
     carried = carried_args(kernel)
     obligations: list[Obligation] = []
     for write in first.accesses:
-        if write.kind not in ("store", "atomic_add") or write.op is None:
+        if write.kind not in WRITES or write.op is None:
             continue
         value = ir.memory_access(write.op).value
         if value is None:
@@ -103,7 +106,7 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
 def sole_write(first, write: Access, params) -> bool:
     """`write` is the only store or atomic_add of its output, over the output's whole extent: AR304's claim
     for the output is then "some program, iteration and element of `write` writes x", AR316's first half."""
-    writes = [a for a in first.accesses if a.tensor == write.tensor and a.kind in ("store", "atomic_add")]
+    writes = [a for a in first.accesses if a.tensor == write.tensor and a.kind in WRITES]
     dims = first.shared.dims(params[write.tensor]) if write.tensor in params else None
     return (
         writes == [write]

@@ -15,6 +15,7 @@ from functools import partial
 
 import z3
 
+from argus.dsl.atomics import WRITES
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.facts import Permutation
@@ -40,7 +41,7 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
     for param in first.kernel.params:
         if not getattr(param.type, "out", False):
             continue
-        writes = [a for a in first.accesses if a.tensor == param.name and a.kind in ("store", "atomic_add")]
+        writes = [a for a in first.accesses if a.tensor == param.name and a.kind in WRITES]
         if not writes:
             continue  # the analyzer already warns (AR408)
         dims = first.shared.dims(param)

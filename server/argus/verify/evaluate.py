@@ -11,7 +11,8 @@ keeps the unchanged ones exact and havocs the rest (their tags are then constrai
 uses; the rule of each IR op kind is a function in `rules.RULES`, called with the evaluator, grouped by theme:
 values and elementwise ops in elementwise.py, shape ops and reductions in shapes.py, `dot` in dot.py, tensor
 accesses in memory.py, tags, assertions, invariants and hints in claims.py, `for` and `if` in control_flow.py;
-what padding lanes hold (AR313, AR314) in padding_checks.py. Importing this module registers them all.
+scans in scans.py, atomics beyond atomic_add in atomics.py; what padding lanes hold (AR313, AR314) in
+padding_checks.py. Importing this module registers them all.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from argus.dsl import ir
 from argus.dsl.spans import Span
 
 # importing the rule modules registers their rules in RULES
-from argus.verify import claims, control_flow, dot, elementwise, memory, shapes  # noqa: F401
+from argus.verify import atomics, claims, control_flow, dot, elementwise, memory, scans, shapes  # noqa: F401
 from argus.verify.model import Access, Context, Contraction, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import POSITIVE, Leaf
 from argus.verify.rules import RULES, UNSUPPORTED

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import z3
 
 from argus.dsl import ir
+from argus.dsl.atomics import WRITES
 from argus.verify.model import Obligation
 
 MAX_CANDIDATES = 12
@@ -106,7 +107,7 @@ class KernelView:
         for op in ir.walk_ops(kernel.body):
             if op.kind == "for" and op.regions and op.regions[0].args:
                 self.loop_vars.add(op.regions[0].args[0].id)
-            if op.kind in ("load", "store", "atomic_add"):
+            if op.kind == "load" or op.kind in WRITES:
                 parts = ir.memory_access(op)
                 param = next((p for p in kernel.params if p.value.id == parts.tensor.id), None)
                 if param is not None:
@@ -233,7 +234,7 @@ def coverage_fix(view: KernelView, ob: Obligation, witness) -> tuple[str, list[t
         return "", []
     tensor = found[2]
     labels = [label for label in labels_of(view.kernel, tensor) if label in view.kernel.sizes]
-    stores = [(o, p) for o, p, t in view.accesses if t == tensor and o.kind in ("store", "atomic_add")]
+    stores = [(o, p) for o, p, t in view.accesses if t == tensor and o.kind in WRITES]
     grid = view.grid_axes()
     candidates: list[tuple[str, str, str]] = []
     for size in labels:

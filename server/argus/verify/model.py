@@ -89,7 +89,7 @@ class Context:
 
 @dataclass(slots=True)
 class Access:
-    kind: str  # load | store | atomic_add
+    kind: str  # load | store | an atomic (argus.dsl.atomics.ATOMICS)
     tensor: str
     indices: list[z3.ArithRef]  # over the access tile's coordinates
     mask: z3.BoolRef

@@ -377,4 +377,6 @@ def harmless(fn: str, values: VSet, low: float, high: float) -> bool:
         return not values.pinf and (not values.finite or values.hi <= low)
     if fn in ("min", "argmin"):
         return not values.ninf and (not values.finite or values.lo >= high)
+    if fn == "prod":  # a running product (cumprod): only 1 leaves it unchanged
+        return not values.ninf and not values.pinf and values.finite and values.lo == values.hi == 1
     return True

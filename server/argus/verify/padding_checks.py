@@ -90,7 +90,9 @@ def chosen(ev: Evaluator, c: Sym, a: Sym, b: Sym) -> Tree | None:
 
 
 def loaded(ev: Evaluator, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tree | None:
-    """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off."""
+    """A masked load: real data where the mask is on, `other` (or undefined memory) where it is off. Integer
+    data lies in its dtype's range, so `other` at the range's end (the i32 maximum before a `min`) is an
+    identity."""
     if not ev.emitting:
         return None
     if other is None:
@@ -98,7 +100,17 @@ def loaded(ev: Evaluator, op: ir.Op, mask: z3.BoolRef, other: Sym | None) -> Tre
     else:
         tree = lane_tree(ev, other)
         pad = tree.values if isinstance(tree, Leaf) else REAL
-    return Branch(mask, Leaf(REAL), Leaf(pad, (op.span,)))
+    return Branch(mask, Leaf(dtype_range(op.result.type)), Leaf(pad, (op.span,)))
+
+
+def dtype_range(type_) -> VSet:
+    """The values real data of a type can hold: any finite number for a float, its range for an integer."""
+    dtype = getattr(type_, "dtype", None)
+    if dtype is None or dtype.kind not in ("int", "uint"):
+        return REAL
+    if dtype.kind == "uint":
+        return VSet(0.0, float(2**dtype.bits - 1))
+    return VSet(float(-(2 ** (dtype.bits - 1))), float(2 ** (dtype.bits - 1) - 1))
 
 
 # ---- the obligation -----------------------------------------------------------------------------
@@ -115,9 +127,15 @@ def padding(
     source: Sym | None = None,
     real: str = "",
     what: str = "",
+    direction: int = 0,
+    identity: str = "",
+    hint: str = "",
 ) -> None:
     """AR313 at a reduction along `lane` (a coordinate of `coords`, or a loop variable for an accumulation
-    across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. `extent`:
+    across iterations): every padding lane of a live row holds a value the reduction `fn` ignores. For a scan
+    (`direction` 1, or -1 when reversed) the live row is one with a real lane after the padding lane (before
+    it, reversed): only such a lane's running value takes the padding in; `identity` and `hint` then say what
+    the scan lets through and how to mask for it (IDENTITY and HINT of `fn` otherwise). `extent`:
     the number of lanes along `lane`, or the condition on `lane` (over the variable itself) that says which
     values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
     built only when some lane is asked about; `real`: how the witness names the real lane of the same
@@ -138,6 +156,7 @@ def padding(
         extent = z3.And(lane >= 0, lane < extent)
     real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
     live = substitute(valid, [(lane, other)])
+    order = [other > lane] if direction > 0 else [other < lane] if direction < 0 else []
     reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
     held = bad[0][1].values
     for _, leaf in bad[1:]:
@@ -150,15 +169,16 @@ def padding(
             "padding",
             "AR313",
             op.span,
-            f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity {IDENTITY[fn]}",
+            f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity "
+            f"{identity or IDENTITY[fn]}",
             z3.Or(valid, z3.Not(reaching)),
-            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live],
+            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live, *order],
             context.loops,
             ev.program,
             coords,
             [*shown, (real, other)],
             [(span, "the masked-off lanes are loaded here") for span in origins],
-            HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating"),
+            hint or (HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating")),
         )
     )
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import z3
 
+from argus.dsl.atomics import ACCUMULATING, WRITES
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.model import Access, Loop, Obligation, Second
@@ -17,7 +18,6 @@ from argus.verify.terms import COORDS, depends_on, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 OTHER_COORDS = [z3.Int(f"f{k}") for k in range(len(COORDS))]
-WRITES = ("store", "atomic_add")
 
 
 @dataclass(slots=True)
@@ -41,9 +41,9 @@ def race_obligations(first: Evaluator, second: Evaluator, second_ranges: list[z3
         for position, theirs in enumerate(their_writes):
             if theirs.tensor != mine.tensor or position < index:
                 continue  # position < index: the mirror image of a pair already checked
-            if mine.kind == "atomic_add" and theirs.kind == "atomic_add":
-                continue
-            message = f"two programs write the same element of `{mine.tensor}`"
+            if mine.kind == theirs.kind and mine.kind in ACCUMULATING:
+                continue  # atomic_add with atomic_add (max with max, min with min): any order, one result
+            message = write_race_message(mine, theirs)
             obligations.append(pair(mine, theirs, second_ranges, "race_store", "AR302", message))
     for mine in first.accesses:
         if mine.kind != "load":
@@ -53,6 +53,28 @@ def race_obligations(first: Evaluator, second: Evaluator, second_ranges: list[z3
                 message = f"a program reads an element of `{mine.tensor}` that another program writes"
                 obligations.append(pair(mine, theirs, second_ranges, "race_read", "AR303", message))
     return obligations
+
+
+def write_race_message(mine: Access, theirs: Access) -> str:
+    """AR302's message: two stores, two atomics whose order matters, or one of each."""
+    kinds = {mine.kind, theirs.kind}
+    if kinds == {"store"}:
+        return f"two programs write the same element of `{mine.tensor}`"
+    if kinds <= set(ACCUMULATING):
+        return (
+            f"two programs write the same element of `{mine.tensor}` with {mine.kind} and {theirs.kind}: "
+            "the result depends on their order"
+        )
+    atomic = sorted(kinds - {"store"})
+    if kinds & {"atomic_xchg", "atomic_cas"}:
+        return (
+            f"two programs write the same element of `{mine.tensor}` ({' and '.join(sorted(kinds))}): the value "
+            "left, and the old value each returns, depend on their order"
+        )
+    return (
+        f"two programs write the same element of `{mine.tensor}`, one with a store and one with {atomic[0]}: "
+        "the result depends on their order"
+    )
 
 
 def counted(loops: list[Loop], programs: list[z3.ArithRef]) -> list[z3.BoolRef]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from argus.dsl import ast, ir
+from argus.dsl.atomics import one_start
 from argus.dsl.calls.arguments import bind_args, value_arg
 from argus.dsl.calls.table import type_rule
 from argus.dsl.scope import ERROR, Ref, V
@@ -231,5 +232,7 @@ def call_store(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
         if mask is not None:
             operands.append(mask)
             attrs["mask"] = True
+    if kind == "atomic_add" and not one_start(an, ref, kind, e.span):  # one start per output (AR220)
+        return ERROR
     an.emit(kind, operands, None, e.span, **attrs)
     return V(NoneT(), span=e.span)

@@ -72,6 +72,20 @@ def reduction_length(factors: list, sizes: dict) -> int:
     return length
 
 
+def start(tensor, where: str) -> None:
+    """An output atomics write starts where the launcher starts it (the manifest's `accumulated_starts`): 0, or
+    the dtype's lowest value for atomic_max (-inf for floats), its highest for atomic_min."""
+    import torch
+
+    if where == "zero":
+        tensor.zero_()
+    elif tensor.dtype.is_floating_point:
+        tensor.fill_(float("-inf") if where == "lowest" else float("inf"))
+    else:
+        info = torch.iinfo(tensor.dtype)
+        tensor.fill_(info.min if where == "lowest" else info.max)
+
+
 def poison(tensor) -> None:
     import torch
 
@@ -182,6 +196,7 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
     _, problem, entry = phases.load()
     outputs = list(problem.OUTPUTS)
     accumulated = set(phases.facts.get("accumulated_outputs", []))
+    starts = phases.facts.get("accumulated_starts", {})
     reductions = phases.facts.get("reductions", {})
     declared = phases.facts.get("tolerances", {})
     base = random.randrange(1, 2**31 - 1000) if seed is None else seed
@@ -195,7 +210,7 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
         reference_args = phases.run("reference", reference_arguments, problem.reference, inputs, outputs)
         for name in outputs:
             if name in accumulated:
-                inputs[name].zero_()  # atomic_add targets start from zero; unwritten elements stay undetected
+                start(inputs[name], starts.get(name, "zero"))  # atomics accumulate: unwritten elements stay undetected
             else:
                 poison(inputs[name])
         phases.run("launch", launch, entry, inputs)

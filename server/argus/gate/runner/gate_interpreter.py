@@ -15,6 +15,13 @@ boolean splat        a comparison of two scalars (`pid < M`) carries its operand
                      although its data are booleans, so a splat of it (`(offs < N) & (pid < M)`) made an
                      int32 tile, and a load or store masked by it failed with "mask has unsupported dtype".
                      A splat of boolean data stays boolean.
+float atomics        Triton lowers a float atomic_max to a signed max of the bit patterns for non-negative values
+                     and an unsigned min for negative ones (atomic_min the other way round); the interpreter's
+                     atomic_rmw refuses unsigned data and float exchanges ("Unsupported data type"), so every
+                     float atomic_max, atomic_min and atomic_xchg failed. The unsigned min and max are done here,
+                     element by element in lane order (the interpreter runs programs one after another, so
+                     nothing else touches memory meanwhile; the old values returned are those before the op,
+                     which Argus does not read); a float exchange swaps the bit patterns as integers of its width.
 
 `notes()` names the corrections that changed something in this process, for the stage's facts: a report
 that passed through one says so. Standard library at import time; numpy and triton are imported by install().
@@ -29,6 +36,8 @@ NOTES = {
     "124 -> 64) was replaced by round to nearest even, saturating like the GPU",
     "bool_splat": "boolean splat: the interpreter turns a scalar comparison broadcast into a tile (a mask like "
     "`(offs < N) & (pid < M)`) into int32; it was kept boolean",
+    "float_atomic": "float atomic_max/atomic_min/atomic_xchg: the interpreter refuses the unsigned min/max of bit "
+    "patterns Triton lowers max and min to, and float exchanges; they were done on the bit patterns",
 }
 
 _used: set[str] = set()
@@ -55,6 +64,7 @@ def install() -> bool:
     _patch_dot(builder, interpreter)
     _patch_fp_to_fp(builder, interpreter)
     _patch_splat(builder, interpreter)
+    _patch_unsigned_atomics(builder, interpreter)
     _installed = True
     return True
 
@@ -206,3 +216,46 @@ def _patch_splat(builder, interpreter) -> None:
         return original(self, ret_ty, arg)
 
     builder.create_splat = create_splat
+
+
+# ---- unsigned atomic min and max (float atomic_max and atomic_min) ------------------------------------------
+
+
+def _patch_unsigned_atomics(builder, interpreter) -> None:
+    original = builder.create_atomic_rmw
+    ops = getattr(getattr(interpreter, "_ir", None), "ATOMIC_OP", None)
+    if ops is None:
+        return
+    unsigned = {ops.UMIN: "min", ops.UMAX: "max"}
+    tl = interpreter.tl
+
+    def create_atomic_rmw(self, rmw_op, ptr, val, mask, sem, scope):
+        import numpy as np
+
+        if rmw_op == ops.XCHG and val.data.dtype.kind == "f" and val.data.dtype.itemsize in (4, 8):
+            wide = val.data.dtype.itemsize == 8
+            bits = interpreter.TensorHandle(
+                val.data.view(np.int64 if wide else np.int32), tl.int64 if wide else tl.int32
+            )
+            _used.add("float_atomic")
+            old = original(self, rmw_op, ptr, bits, mask, sem, scope)
+            return interpreter.TensorHandle(old.data.view(val.data.dtype), val.dtype.scalar)
+        which = unsigned.get(rmw_op)
+        if which is None or val.data.dtype.kind != "u":
+            return original(self, rmw_op, ptr, val, mask, sem, scope)
+        dtype = val.data.dtype
+        pointers = np.broadcast_to(ptr.data, val.data.shape).ravel()
+        values = val.data.ravel()
+        keep = np.broadcast_to(mask.data, val.data.shape).ravel()
+        old = np.zeros_like(values)
+        if keep.any():
+            _used.add("float_atomic")
+        for lane in np.flatnonzero(keep):
+            at = pointers[lane : lane + 1]
+            held = interpreter._interpreter.load(at, np.ones(1, dtype=bool), np.zeros(1, dtype=dtype), dtype)
+            old[lane] = held[0]
+            new = np.minimum(held, values[lane]) if which == "min" else np.maximum(held, values[lane])
+            interpreter._interpreter.store(at, new.astype(dtype), np.ones(1, dtype=bool))
+        return interpreter.TensorHandle(old.reshape(val.data.shape), val.dtype.scalar)
+
+    builder.create_atomic_rmw = create_atomic_rmw
