@@ -69,3 +69,40 @@ def test_a_max_of_negative_data_passes_compile_and_correct_with_the_float_atomic
     assert [note.split(":")[0] for note in result.correct.facts.interpreter_corrections] == [
         "float atomic_max/atomic_min/atomic_xchg"
     ]
+
+
+MODEL_MAX = """
+kernel absmax(x: f32[N], m: out f32[1]):
+    tile B = 256
+    grid (cdiv(N, B),)
+    i = program_id(0) * B + arange(B)
+    v = load(x[i], mask=i < N, other=0)
+    atomic_max(m[0], max(abs(v), axis=0))
+
+kernel scale(x: f32[N], m: f32[1], y: out f32[N]):
+    tile B = 256
+    grid (cdiv(N, B),)
+    i = program_id(0) * B + arange(B)
+    s = load(m[0])
+    store(y[i], load(x[i], mask=i < N, other=0) / s, mask=i < N)
+
+model normalized(x: f32[N], peak: out f32[1], y: out f32[N]):
+    absmax(x, peak)
+    scale(x, peak, y)
+
+reference normalized(x):
+    peak = x.abs().amax().reshape(1)
+    return peak, x / peak
+
+sizes normalized:
+    small: N = 1000
+    large: N = 1_000_000
+"""
+
+
+def test_a_model_output_an_atomic_max_writes_starts_at_its_lowest_value():
+    from argus.gate.manifest import model_facts
+
+    facts = model_facts(check_source(MODEL_MAX), "normalized")
+    assert facts["accumulated_outputs"] == ["peak"]
+    assert facts["accumulated_starts"] == {"peak": "lowest"}
