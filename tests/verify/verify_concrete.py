@@ -82,6 +82,18 @@ FLOAT_MATH = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "erf": np.vectorize(__import__("math").erf),
+    # more elementwise math (issue 20 item 3)
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "log10": np.log10,
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "round": np.rint,  # halves to even, as torch.round
+    "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)),  # torch.sign(NaN) is 0
 }
 FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
@@ -213,6 +225,8 @@ class Concrete:
                 array = arrays[0].astype(bool if op.attrs["dtype"].kind == "bool" else np.int64)
             elif kind == "math" and op.attrs["fn"] in ("maximum", "minimum") and is_intlike(op.result.type):
                 array = (np.maximum if op.attrs["fn"] == "maximum" else np.minimum)(*arrays)
+            elif kind == "math" and op.attrs["fn"] == "sign" and is_intlike(op.result.type):
+                array = np.sign(arrays[0])
         layout, tags, valid = {}, {}, None
         layouts = []
         for x in xs:

@@ -14,17 +14,20 @@ from dataclasses import dataclass, field
 from argus.codegen.dtypes import triton_dtype
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
+from argus.codegen.math_lowering import HELPERS
+from argus.codegen.math_lowering import MATH as MORE_MATH
 from argus.codegen.plan import DATA_FACTS, PROOF_ONLY, SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
-from argus.dsl.ops import FLOAT_MATH
+from argus.dsl.ops import FLOAT_MATH, ROUNDING
 from argus.dsl.types import ScalarT, TensorT
 
 # Python and module names the generated code relies on: never used for an Argus value.
-RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
+RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len", *HELPERS}
 
 TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
+WIDENED = TRANSCENDENTAL | ROUNDING  # computed in f32 for a narrower float (tl.floor takes f32 and f64 only)
 
 
 def triton_function(name: str) -> Callable[[list[Expr]], Expr]:
@@ -42,6 +45,7 @@ MATH: dict[str, Callable[[list[Expr]], Expr]] = {
     **{name: triton_function(f"tl.{name}") for name in sorted(TRANSCENDENTAL - {"tanh"})},
     "tanh": tanh_of,
     **{name: triton_function(f"tl.{name}") for name in ("abs", "maximum", "minimum")},
+    **MORE_MATH,  # log1p ... sign: argus.codegen.math_lowering
 }
 REDUCTIONS = {name: f"tl.{name}" for name in ("sum", "max", "min", "argmax", "argmin")}
 HINTS = {"multiple_of": "tl.multiple_of", "max_contiguous": "tl.max_contiguous"}
@@ -325,7 +329,7 @@ class BodyEmitter:
 
     def math(self, fn: str, operands: list[Expr], op: ir.Op) -> Expr:
         dtype = op.result.type.dtype
-        if fn in TRANSCENDENTAL and dtype.bits < 32:
+        if fn in WIDENED and dtype.bits < 32:
             # Triton's math functions take f32/f64: compute in f32 and round back, as the IR's type says.
             wide = [method(x, "to", "tl.float32") for x in operands]
             return method(self.math_call(fn, wide), "to", triton_dtype(dtype))

@@ -38,7 +38,8 @@ class Builtin:
     ir: str  # the IR op kind a call lowers to (IR_OPS); `for` for a loop's iterable
     signature: str
     doc: str
-    # program | creation | memory | math | transcendental (float only) | reduction | shape | verify | hint | loop
+    # program | creation | memory | math | transcendental (float only) | rounding (float; the identity on
+    # integers) | reduction | shape | verify | hint | loop
     kind: str
 
     @property
@@ -135,6 +136,54 @@ BUILTINS: dict[str, Builtin] = {
             ("erf", "math", "erf(x)", "The error function, elementwise (floating point); used by exact GELU."),
             ("sin", "math", "sin(x)", "Sine, elementwise (floating point)."),
             ("cos", "math", "cos(x)", "Cosine, elementwise (floating point)."),
+        ],
+    ),
+    # ---- more elementwise math (issue 20 item 3): float functions, rounding, sign ----
+    **_table(
+        "transcendental",
+        [
+            (
+                "log1p",
+                "math",
+                "log1p(x)",
+                "log(1 + x), elementwise (floating point); accurate for x near 0, where 1 + x rounds.",
+            ),
+            (
+                "expm1",
+                "math",
+                "expm1(x)",
+                "e to the x, minus 1, elementwise (floating point); accurate for x near 0.",
+            ),
+            ("log10", "math", "log10(x)", "Base-10 logarithm, elementwise (floating point)."),
+            ("tan", "math", "tan(x)", "Tangent, elementwise (floating point)."),
+            ("sinh", "math", "sinh(x)", "Hyperbolic sine, elementwise (floating point)."),
+            ("cosh", "math", "cosh(x)", "Hyperbolic cosine, elementwise (floating point)."),
+        ],
+    ),
+    **_table(
+        "rounding",
+        [
+            ("floor", "math", "floor(x)", "The largest integer not above x, elementwise; an integer x as it is."),
+            ("ceil", "math", "ceil(x)", "The smallest integer not below x, elementwise; an integer x as it is."),
+            ("trunc", "math", "trunc(x)", "x rounded toward zero, elementwise; an integer x as it is."),
+            (
+                "round",
+                "math",
+                "round(x)",
+                "x rounded to the nearest integer, halves to the even one (torch.round: 0.5 -> 0, 1.5 -> 2, "
+                "2.5 -> 2), elementwise; an integer x as it is.",
+            ),
+        ],
+    ),
+    **_table(
+        "math",
+        [
+            (
+                "sign",
+                "math",
+                "sign(x)",
+                "-1, 0 or 1 by the sign of x, elementwise, in x's dtype (torch.sign: sign(NaN) is 0).",
+            ),
         ],
     ),
     **_table(
@@ -302,4 +351,5 @@ IR_OPS: dict[str, IrOp] = _ir(
 
 # Derived views, for the layers that dispatch on them.
 FLOAT_MATH = frozenset(name for name, b in BUILTINS.items() if b.kind == "transcendental")  # need floating point
+ROUNDING = frozenset(name for name, b in BUILTINS.items() if b.kind == "rounding")  # the identity on integers
 REDUCTIONS = frozenset(name for name, b in BUILTINS.items() if b.ir == "reduce")

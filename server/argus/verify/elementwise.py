@@ -259,6 +259,9 @@ def math_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         elif fn == "abs":
             a = ev.int_term(xs[0])
             term = z3.If(a >= 0, a, -a)
+        elif fn == "sign":
+            a = ev.int_term(xs[0])
+            term = z3.If(a > 0, z3.IntVal(1), z3.If(a < 0, z3.IntVal(-1), z3.IntVal(0)))
     if fn in ("maximum", "minimum") and not is_int(op.result.type):
         accumulation(ev, op, "max" if fn == "maximum" else "min", xs, context)
     elementwise(ev, op, xs, term, context, lambda: combined(ev, xs, MATH.get(fn)))

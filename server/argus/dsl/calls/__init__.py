@@ -5,14 +5,24 @@ called as rule(analyzer, call, name) by argus.dsl.kernel_analysis.KernelAnalyzer
 One module per theme: `arguments` (what the rules share: binding arguments, compile-time constants, dtypes,
 shapes), `creation` (program ids, arange, zeros, full), `elementwise` (math, where, cdiv, conversions),
 `reductions`, `memory` (tensor access, load, store, atomic_add), `shape_ops` (reshape, broadcast_to, trans),
-`dot`, `hints` (compiler hints and the data facts of `requires`) and `tags`. Importing this package registers
-every rule.
+`dot`, `hints` (compiler hints and the data facts of `requires`), `tags`, and `math_functions` (rounding and
+sign: the elementwise math that is not float-only). Importing this package registers every rule.
 """
 
 from __future__ import annotations
 
 # Importing the rule modules registers their rules in TYPE_RULES.
-from argus.dsl.calls import creation, dot, elementwise, hints, memory, reductions, shape_ops, tags  # noqa: F401
+from argus.dsl.calls import (  # noqa: F401
+    creation,
+    dot,
+    elementwise,
+    hints,
+    math_functions,
+    memory,
+    reductions,
+    shape_ops,
+    tags,
+)
 from argus.dsl.calls.table import TYPE_RULES, TypeRule, type_rule
 
 __all__ = ["TYPE_RULES", "TypeRule", "type_rule"]
