@@ -5,7 +5,7 @@ in the last place of the result's dtype, under the Triton interpreter:
 
 Each function runs as the kernel `argus build` makes of `y = fn(x)` (1-D, f32 and f64) over inputs that stress
 it: values from 1e-30 to 1e30 of both signs, many of them near 0 (where log(1 + x) and exp(x) - 1 cancel), the
-halves (round) and integers. Non-finite results must match
+halves (round), integers, and for powers negative bases with integer exponents. Non-finite results must match
 exactly (NaN where PyTorch gives NaN). Run by tests/codegen/test_math_accuracy.py.
 """
 
@@ -30,6 +30,15 @@ kernel {fn}_{dtype}(x: {dtype}[N], y: out {dtype}[N]):
     grid (cdiv(N, B),)
     offs = program_id(0) * B + arange(B)
     store(y[offs], {fn}(load(x[offs], mask=offs < N, other=0)), mask=offs < N)
+""")
+        kernels.append(f"""
+kernel pow_{dtype}(x: {dtype}[N], p: {dtype}[N], y: out {dtype}[N], cube: out {dtype}[N]):
+    tile B = 1024
+    grid (cdiv(N, B),)
+    offs = program_id(0) * B + arange(B)
+    v = load(x[offs], mask=offs < N, other=0)
+    store(y[offs], v ** load(p[offs], mask=offs < N, other=0), mask=offs < N)
+    store(cube[offs], v ** 3, mask=offs < N)
 """)
     return "\n".join(kernels)
 
@@ -90,6 +99,19 @@ def main() -> None:
             y = torch.full_like(x, float("nan"))
             getattr(math_kernels, f"{fn}_{dtype_name}")(x, y)
             results[f"{fn}_{dtype_name}"] = ulps(y, getattr(torch, fn)(x.double()), dtype, torch)
+        g = torch.Generator().manual_seed(1)
+        bases = torch.cat([torch.rand(50000, generator=g, dtype=torch.float64) * 10, torch.randn(50000, generator=g)])
+        exponents = torch.cat(
+            [torch.randn(50000, generator=g, dtype=torch.float64) * 8, torch.randint(-6, 7, (50000,), generator=g)]
+        )
+        specials = [(-2.0, 3.0), (-2.0, 0.5), (-0.5, float("inf")), (0.0, -1.0), (0.0, 0.0), (1.0, float("nan"))]
+        specials += [(-1.0, float("inf")), (float("nan"), 0.0), (float("-inf"), 0.5), (float("-inf"), 3.0)]
+        bases = torch.cat([bases, torch.tensor([b for b, _ in specials], dtype=torch.float64)]).to(dtype)
+        exponents = torch.cat([exponents, torch.tensor([e for _, e in specials], dtype=torch.float64)]).to(dtype)
+        y, cube = torch.full_like(bases, float("nan")), torch.full_like(bases, float("nan"))
+        getattr(math_kernels, f"pow_{dtype_name}")(bases, exponents, y, cube)
+        results[f"pow_{dtype_name}"] = ulps(y, torch.pow(bases.double(), exponents.double()), dtype, torch)
+        results[f"cube_{dtype_name}"] = ulps(cube, bases.double() ** 3, dtype, torch)
     print(json.dumps(results))
 
 

@@ -1,5 +1,6 @@
 """The type rules of the elementwise math of issue 20 item 3: log1p, expm1, log10, tan, sinh, cosh (float only),
-floor, ceil, trunc, round (float; the identity on integers) and sign (any number)."""
+floor, ceil, trunc, round (float; the identity on integers), sign (any number), and powers on tiles (`x ** y`,
+`pow(x, y)`)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ ROUNDING = ["floor", "ceil", "trunc", "round"]
 
 
 def test_the_new_functions_are_declared_with_a_signature_and_a_doc_line():
-    for name in [*FLOAT_ONLY, *ROUNDING, "sign"]:
+    for name in [*FLOAT_ONLY, *ROUNDING, "sign", "pow"]:
         builtin = BUILTINS[name]
         assert builtin.signature.startswith(f"{name}(") and builtin.doc
 
@@ -95,3 +96,64 @@ def test_rounding_or_sign_of_a_mask_is_an_error(fn):
 def test_sign_of_integers_keeps_their_dtype():
     assert type_of("sign(jv)") == "i32[B]"
     assert type_of("sign(qv)") == "i8[B]"
+
+
+@pytest.mark.parametrize(
+    ("expr", "dtype"),
+    [
+        ("v ** 3", "f32[B]"),
+        ("hv ** 2", "f16[B]"),
+        ("v ** -2", "f32[B]"),
+        ("v ** 2.5", "f32[B]"),
+        ("v ** v", "f32[B]"),
+        ("2.0 ** v", "f32[B]"),
+        ("s ** 0.5", "f32"),
+        ("jv ** 2", "i32[B]"),
+        ("jv ** 2.0", "f32[B]"),
+        ("jv ** 0.5", "f32[B]"),
+        ("v ** jv", "f32[B]"),
+        ("pow(v, 3)", "f32[B]"),
+        ("pow(hv, v)", "f32[B]"),
+        ("2 ** 10", "i32 = 1024"),
+    ],
+)
+def test_powers_of_tiles_and_scalars(expr, dtype):
+    assert type_of(expr) == dtype
+
+
+def test_a_power_is_one_binary_op_with_the_exponent_as_its_second_operand():
+    (op,) = [op for op in ops("v ** 3", "binary") if op.attrs["op"] == "**"]
+    assert op.operands[1].op.kind == "const" and op.operands[1].op.attrs["value"] == 3
+    assert [op for op in ops("pow(v, 3)", "binary") if op.attrs["op"] == "**"]
+
+
+def test_an_integer_to_a_negative_power_is_refused_as_in_pytorch():
+    found = diagnostic("jv ** -1")
+    assert found.code == "AR218"
+    assert "integers to negative powers are not allowed" in found.message
+    assert "x.to(f32) ** -1" in found.message
+
+
+def test_an_integer_to_a_tile_of_powers_needs_a_float_base():
+    found = diagnostic("jv ** jv")
+    assert found.code == "AR204"
+    assert "x.to(f32) ** y" in found.message
+
+
+def test_a_power_of_a_mask_is_an_error():
+    assert diagnostic("m ** 2").code == "AR204"
+
+
+def test_no_message_suggests_exp2_of_log2_which_is_nan_for_negative_bases():
+    for expr in ("jv ** jv", "jv ** -1", "m ** 2"):
+        assert "log2" not in diagnostic(expr).message
+
+
+def test_pow_takes_two_arguments():
+    assert diagnostic("pow(v)").code == "AR207"
+
+
+def test_an_integer_power_past_64_bits_is_refused():
+    found = diagnostic("jv ** 65")
+    assert found.code == "AR218" and "overflows 64 bits" in found.message
+    assert type_of("jv ** 64") == "i32[B]"

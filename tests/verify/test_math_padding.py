@@ -1,6 +1,6 @@
 """The verifier's rules for the elementwise math of issue 20 item 3: what the padding lanes of log1p, expm1, log10,
-tan, sinh, cosh, floor, ceil, trunc, round and sign hold (argus.verify.padding.MATH), through to AR313 at a
-reduction, and the integer term of sign (an access it indexes)."""
+tan, sinh, cosh, floor, ceil, trunc, round, sign and `**` hold (argus.verify.padding.MATH and BINARY["**"]),
+through to AR313 at a reduction, and the integer terms of sign and `i ** n` (an access they index)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from argus.dsl.check import check_source
 from argus.verify import verify_check
-from argus.verify.padding import MATH, UNDEFINED, VSet, const
+from argus.verify.padding import BINARY, MATH, UNDEFINED, VSet, const
 
 ROW = """
 kernel k(x: f32[M, N], y: out f32[M]):
@@ -44,7 +44,10 @@ def row(reduced: str, other: str = "0") -> list[str]:
         ("sum(tan(v), axis=1)", "0"),
         ("sum(floor(v) + ceil(v) + trunc(v) + round(v), axis=1)", "0"),
         ("sum(sign(v), axis=1)", "0"),
+        ("sum(v ** 2, axis=1)", "0"),
+        ("sum(v ** 3 - v ** 5, axis=1)", "0"),
         ("max(floor(v), axis=1)", "-inf"),  # floor(-inf) = -inf
+        ("max(v ** 3, axis=1)", "-inf"),  # an odd power keeps -inf
         ("min(round(v), axis=1)", "inf"),
         ("sum(where(mask, cosh(v), 0), axis=1)", "0"),
     ],
@@ -58,6 +61,10 @@ def test_padding_that_stays_the_identity_proves(reduced, other):
     [
         ("sum(cosh(v), axis=1)", "0"),  # cosh(0) = 1
         ("sum(log10(v), axis=1)", "0"),  # -inf
+        ("sum(v ** 0, axis=1)", "0"),  # 1, as torch.pow(x, 0)
+        ("sum((v + 1.0) ** 2, axis=1)", "0"),
+        ("sum(v ** -1, axis=1)", "1"),
+        ("max(v ** 2, axis=1)", "-inf"),  # an even power makes inf of -inf
         ("max(round(v), axis=1)", "0"),
         ("sum(sign(v + 1.0), axis=1)", "0"),
     ],
@@ -88,6 +95,40 @@ def test_sign_of_nan_padding_is_0_but_of_undefined_padding_anything():
 )
 def test_lane_rules(fn, values, expected):
     assert MATH[fn](values) == expected
+
+
+@pytest.mark.parametrize(
+    ("base", "exponent", "expected"),
+    [
+        (VSet(-2.0, 3.0), 2.0, VSet(0.0, 9.0)),
+        (VSet(-2.0, 3.0), 3.0, VSet(-8.0, 27.0)),
+        (VSet(nan=True), 0.0, const(1.0)),  # torch.pow(nan, 0) is 1
+        (VSet(ninf=True), 2.0, VSet(pinf=True)),
+        (VSet(1.0, 2.0), -1.0, VSet(0.5, 1.0)),
+        (VSet(1.0, 4.0), 0.5, VSet(0.0, math.inf, pinf=True)),
+    ],
+)
+def test_power_lanes(base, exponent, expected):
+    assert BINARY["**"](base, const(exponent)) == expected
+
+
+def test_a_non_integer_power_of_a_possibly_negative_base_may_be_anything():
+    assert BINARY["**"](VSet(-1.0, 2.0), const(0.5)) == UNDEFINED
+
+
+INDEX = """
+kernel k(x: f32[N], y: out f32[B]):
+    tile B = 16
+    grid (1,)
+    k = arange(B)
+    v = load(x[k ** 2], mask={mask}, other=0)
+    store(y[k], v)
+"""
+
+
+def test_an_integer_power_indexes_with_its_exact_value():
+    assert codes(INDEX.format(mask="k ** 2 < N")) == []
+    assert codes(INDEX.format(mask="k < N")) == ["AR301"]
 
 
 SIGNED = """

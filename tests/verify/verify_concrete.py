@@ -46,6 +46,7 @@ INT_BINARY = {
     "^": np.bitwise_xor,
     "<<": np.left_shift,
     ">>": np.right_shift,
+    "**": np.power,  # a constant exponent, never negative on integers (the analyzer's rule)
 }
 COMPARE = {
     "<": np.less,
@@ -95,7 +96,7 @@ FLOAT_MATH = {
     "round": np.rint,  # halves to even, as torch.round
     "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)),  # torch.sign(NaN) is 0
 }
-FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
 HINTS = {"multiple_of": lambda x: x, "max_contiguous": lambda x: x}  # promises to the compiler: the value itself
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from argus.codegen.dtypes import triton_dtype
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
-from argus.codegen.math_lowering import HELPERS
+from argus.codegen.math_lowering import HELPERS, power
 from argus.codegen.math_lowering import MATH as MORE_MATH
 from argus.codegen.plan import DATA_FACTS, PROOF_ONLY, SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
@@ -490,6 +490,8 @@ def lower_full(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
 
 @lowering("binary", "compare")
 def lower_binary(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    if op.attrs["op"] == "**":
+        return power(emitter, op, operands)  # Triton has no `**` on tensors: argus.codegen.math_lowering
     return binary(operands[0], op.attrs["op"], operands[1])
 
 

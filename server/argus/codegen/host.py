@@ -98,6 +98,8 @@ def launch_binary(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
         operator = "and" if operator == "&" else "or"
     if host.shown:
         return binary(operands[0], operator, operands[1])
+    if operator == "**" and value.type.dtype.is_float:
+        return call("math.pow", *operands)  # a float power as torch.pow: Python's ** makes complex numbers
     return host_binary(operands[0], operator, operands[1])
 
 

@@ -1,5 +1,5 @@
 """The Triton form of the elementwise math Triton has no portable function for: log1p, expm1, log10, tan, sinh,
-cosh, trunc, round and sign.
+cosh, trunc, round, sign and powers (`x ** y`, `pow`).
 
 Triton's libdevice (`tl.extra.cuda.libdevice.log1p`, ...) compiles for sm_90, but the CPU interpreter
 (TRITON_INTERPRET=1, the gate's correct stage) cannot run it: every libdevice call fails there. So each of these
@@ -15,14 +15,27 @@ kernel calls like a built-in; Triton inlines it. How accurate each is, measured:
 - round: torch.round, halves to even: adding and removing 2**23 (2**52 in f64) rounds to the nearest integer
   with IEEE's own ties-to-even; from 2**23 on every float is an integer already.
 - sign: torch.sign, `(x > 0) - (x < 0)` in x's dtype: NaN gives 0, as PyTorch's does.
+- x ** n, n a constant integer with |n| <= MULTIPLIED_POWERS: multiplications (`v * v * v`, `1.0 / (v * v)`),
+  exact in sign for a negative base, as torch.pow does it for 2, 3, -1 and -2.
+- any other x ** y: exp2(y * log2(|x|)) in f64, then rounded to the result's dtype (in f32 the product would lose
+  about |y log2 x| ulps); the sign of an odd integer power of a negative base, NaN for a negative base with a
+  non-integer exponent, 1 for y == 0 or x == 1, as torch.pow.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from argus.codegen.expr import Expr, atom, binary, call
+from argus.codegen.dtypes import triton_dtype
+from argus.codegen.expr import Expr, atom, binary, call, method
+from argus.dsl import ir
+
+if TYPE_CHECKING:
+    from argus.codegen.body import BodyEmitter
+
+MULTIPLIED_POWERS = 8  # x ** n by multiplications for a constant integer 1 <= |n| <= this
 
 # name -> (the helpers it calls, its body): each becomes `@triton.jit\ndef name(x):` + body in the module.
 HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -95,6 +108,21 @@ HELPERS: dict[str, tuple[tuple[str, ...], str]] = {
     """torch.sign: -1, 0 or 1 in x's dtype; NaN gives 0."""
     return (x > 0).to(x.dtype) - (x < 0).to(x.dtype)''',
     ),
+    "_argus_pow": (
+        (),
+        '''def _argus_pow(x, y):
+    """torch.pow in f64 (the caller rounds): |x| ** y, the sign of an odd integer power of a negative x, NaN for a
+    negative finite x and a non-integer y, 1 for y == 0, x == 1, and |x| == 1 with an infinite y."""
+    x, y = tl.broadcast(tl.cast(x, tl.float64), tl.cast(y, tl.float64))  # one shape: no scalar condition splats
+    a = tl.abs(x)
+    r = tl.exp2(y * tl.log2(a))
+    whole = tl.floor(y) == y
+    odd = (y - 2.0 * tl.floor(0.5 * y)) == 1.0
+    r = tl.where((x < 0) & odd, -r, r)
+    r = tl.where((x < 0) & (a <= 1.7976931348623157e308) & ~whole, float("nan"), r)
+    one = (y == 0) | (x == 1) | ((a == 1) & (tl.abs(y) > 1.7976931348623157e308))
+    return tl.where(one, 1.0, r)''',
+    ),
 }
 
 
@@ -120,6 +148,40 @@ MATH: dict[str, Callable[[list[Expr]], Expr]] = {
     "round": helper("_argus_round"),
     "sign": helper("_argus_sign"),
 }
+
+
+def constant_exponent(emitter: BodyEmitter, op: ir.Op) -> int | None:
+    """The exponent of `x ** n` as an integer when it is a constant of integral value."""
+    source = emitter.plan.resolve(op.operands[1]).op
+    if source is None or source.kind != "const":
+        return None
+    value = source.attrs["value"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if float(value).is_integer() else None
+
+
+def power(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    """`x ** y`: multiplications for a small constant integer exponent (any on integers: the analyzer allows
+    no other), else _argus_pow in f64 rounded to the result's dtype."""
+    base, exponent = operands
+    dtype = op.result.type.dtype
+    base_type = emitter.plan.resolve(op.operands[0]).type
+    n = constant_exponent(emitter, op)
+    if n is not None and (dtype.is_integer or 1 <= abs(n) <= MULTIPLIED_POWERS):
+        narrow = dtype.is_float and dtype.bits < 32  # f16, bf16: multiplied in f32 and rounded once, as torch
+        if narrow:
+            base = method(base, "to", "tl.float32")
+        elif base_type.dtype != dtype:
+            base = method(base, "to", triton_dtype(dtype))  # an integer tile to a float power: `i ** 2.0`
+        if n == 0:
+            return binary(binary(base, "*", atom("0")), "+", atom("1"))  # integers only: no NaN to keep
+        product = base
+        for _ in range(abs(n) - 1):
+            product = binary(product, "*", base)
+        product = binary(atom("1.0"), "/", product) if n < 0 else product
+        return method(product, "to", triton_dtype(dtype)) if narrow else product
+    return method(call("_argus_pow", base, exponent), "to", triton_dtype(dtype))
 
 
 def helpers_used(texts: list[str]) -> list[str]:

@@ -77,7 +77,7 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
             raise
         except Exception as bug:  # a code generation bug must become a clear error, never a crash
             raise CodegenError(f"internal code generation error in `{name}`: {bug!r}", kernel.span) from bug
-    # the @triton.jit helpers the kernels call (log1p, round, ...: argus.codegen.math_lowering), once
+    # the @triton.jit helpers the kernels call (log1p, round, pow, ...: argus.codegen.math_lowering), once
     for helper in helpers_used([text for part in generated.values() for text, _ in part.rows]):
         lines.add(0, "")
         lines.add(0, "")

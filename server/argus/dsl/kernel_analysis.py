@@ -7,6 +7,7 @@ import difflib
 from argus.dsl import ast, ir
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS
 from argus.dsl.calls import TYPE_RULES
+from argus.dsl.calls.math_functions import power
 from argus.dsl.calls.memory import tensor_access
 from argus.dsl.declarations import (
     check_policy,
@@ -595,8 +596,8 @@ class KernelAnalyzer:
             const = binary(op, a.const, b.const)
             if op == "/" and const is not None:
                 const = float(const)
-        elif op == "**":
-            return self.error("AR204", span, "`**` needs constant operands; for tiles use exp2(y * log2(x))")
+        if op == "**" and const is None:
+            return power(self, a, b, dtype, shape, span)  # on tiles and runtime scalars (math_functions)
         result_type = self.make_type(dtype, shape, const, weak_a and weak_b)
         if const is not None:
             return self.constant(const, result_type, span, self.folded_expr(op, a, b))

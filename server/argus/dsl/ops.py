@@ -138,7 +138,7 @@ BUILTINS: dict[str, Builtin] = {
             ("cos", "math", "cos(x)", "Cosine, elementwise (floating point)."),
         ],
     ),
-    # ---- more elementwise math (issue 20 item 3): float functions, rounding, sign ----
+    # ---- more elementwise math (issue 20 item 3): float functions, rounding, sign, pow ----
     **_table(
         "transcendental",
         [
@@ -183,6 +183,13 @@ BUILTINS: dict[str, Builtin] = {
                 "math",
                 "sign(x)",
                 "-1, 0 or 1 by the sign of x, elementwise, in x's dtype (torch.sign: sign(NaN) is 0).",
+            ),
+            (
+                "pow",
+                "binary",
+                "pow(x, y)",
+                "x ** y, elementwise with broadcasting (torch.pow): a constant integer y is exact for negative x "
+                "too; a non-integer y gives NaN for negative x.",
             ),
         ],
     ),

@@ -342,7 +342,7 @@ def periodic(x: VSet) -> VSet:
     return VSet(-1.0, 1.0, nan=x.nan or x.ninf or x.pinf) if x.finite else VSet(nan=True)
 
 
-# ---- more elementwise math (issue 20 item 3): rounding, sign, log1p ... cosh --------------------------
+# ---- more elementwise math (issue 20 item 3): rounding, sign, powers, log1p ... cosh --------------------------
 def rounded(rule: Callable[[float], float]) -> Callable[[float], float]:
     """A rounding function on one float: infinities stay what they are (math.floor raises on them)."""
     return lambda v: v if math.isinf(v) else float(rule(v))
@@ -369,7 +369,31 @@ def cosh(x: VSet) -> VSet:
     return monotone(math.cosh, 0.0)(absolute(x))
 
 
-BINARY: dict[str, Callable[[VSet, VSet], VSet]] = {"+": add, "-": sub, "*": mul, "/": div}
+def integer_power(n: int) -> Callable[[float], float]:
+    def on(v: float) -> float:
+        try:
+            return v**n
+        except OverflowError:
+            return math.copysign(INF, v) if n % 2 else INF
+
+    return on
+
+
+def power(x: VSet, y: VSet) -> VSet:
+    """x ** y as torch.pow: for a constant integer y exact in sign (odd powers keep it, even ones drop it, x ** 0 is
+    1 even for NaN); for any other y nothing below 0 for x >= 0, and anything (NaN included) for a negative x."""
+    if y.finite and y.lo == y.hi and not (y.ninf or y.pinf or y.nan) and float(y.lo).is_integer():
+        n = int(y.lo)
+        if n == 0:
+            return const(1.0)
+        r = monotone(integer_power(abs(n)))(absolute(x) if n % 2 == 0 else x)
+        return div(const(1.0), r) if n < 0 else r
+    if not x.ninf and (not x.finite or x.lo >= 0):
+        return VSet(0.0, INF, pinf=True, nan=x.nan or y.nan)
+    return UNDEFINED
+
+
+BINARY: dict[str, Callable[[VSet, VSet], VSet]] = {"+": add, "-": sub, "*": mul, "/": div, "**": power}
 MATH: dict[str, Callable[..., VSet]] = {
     "exp": monotone(math.exp),
     "exp2": monotone(lambda v: 2.0**v),

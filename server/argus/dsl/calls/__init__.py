@@ -5,8 +5,8 @@ called as rule(analyzer, call, name) by argus.dsl.kernel_analysis.KernelAnalyzer
 One module per theme: `arguments` (what the rules share: binding arguments, compile-time constants, dtypes,
 shapes), `creation` (program ids, arange, zeros, full), `elementwise` (math, where, cdiv, conversions),
 `reductions`, `memory` (tensor access, load, store, atomic_add), `shape_ops` (reshape, broadcast_to, trans),
-`dot`, `hints` (compiler hints and the data facts of `requires`), `tags`, and `math_functions` (rounding and
-sign: the elementwise math that is not float-only). Importing this package registers every rule.
+`dot`, `hints` (compiler hints and the data facts of `requires`), `tags`, and `math_functions` (rounding,
+sign and powers: the elementwise math that is not float-only). Importing this package registers every rule.
 """
 
 from __future__ import annotations
