@@ -309,13 +309,14 @@ class Concrete:
 
     def op_reduce(self, op):
         x = self.get(op.operands[0])
-        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
+        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]  # one int, or a tuple of axes (sum, max, min)
+        axes = ir.reduced_axes(op)
         layout = {}
         for key, (idx, label) in x.layout.items():
             full = np.broadcast_to(idx, x.shape)
-            first = np.take(full, [0], axis=axis)
-            if np.all(full == first):  # the index does not vary along the reduced axis: the statistic keeps it
-                layout[key] = (first if keep else np.squeeze(first, axis=axis), label)
+            first = full[tuple(slice(0, 1) if k in axes else slice(None) for k in range(full.ndim))]
+            if np.all(full == first):  # the index does not vary along the reduced axes: the statistic keeps it
+                layout[key] = (first if keep else np.squeeze(first, axis=axes), label)
         valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
         floats = None if x.floats is None else np.broadcast_to(x.floats, x.shape)
         self.record("reduce", op, valid=valid, axis=axis, floats=floats, fn=op.attrs["fn"])

@@ -349,17 +349,19 @@ class BodyEmitter:
         return method(operand, "to", triton_dtype(target))
 
     def reduce(self, op: ir.Op, operand: Expr) -> Expr:
-        fn, axis, keep = op.attrs["fn"], op.attrs["axis"], op.attrs["keep_dims"]
-        keywords = {"axis": str(axis)}
-        if keep:
-            keywords["keep_dims"] = "True"
+        """Several axes (`sum(x, axis=(0, 1))`) are one call per axis, the last axis first, since Triton's
+        reductions take one axis (or all): `tl.sum(tl.sum(x, axis=1), axis=0)`."""
+        fn, keep = op.attrs["fn"], op.attrs["keep_dims"]
         source = self.plan.resolve(op.operands[0]).type.dtype
         target = op.result.type.dtype
-        if fn == "sum":
-            if target != source:
+        result = operand
+        for axis in reversed(ir.reduced_axes(op)):
+            keywords = {"axis": str(axis)}
+            if keep:
+                keywords["keep_dims"] = "True"
+            if fn == "sum" and target != source:
                 keywords["dtype"] = triton_dtype(target)
-            return call(REDUCTIONS[fn], operand, **keywords)
-        result = call(REDUCTIONS[fn], operand, **keywords)
+            result = call(REDUCTIONS[fn], result, **keywords)
         if fn in ("max", "min") and source.bits < 32:
             result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
         return result

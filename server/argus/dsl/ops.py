@@ -211,9 +211,19 @@ BUILTINS: dict[str, Builtin] = {
     **_table(
         "reduction",
         [
-            ("sum", "reduce", "sum(x, axis, keep_dims=False)", "Sum along an axis."),
-            ("max", "reduce", "max(x, axis, keep_dims=False)", "Maximum along an axis (for two values, use maximum)."),
-            ("min", "reduce", "min(x, axis, keep_dims=False)", "Minimum along an axis (for two values, use minimum)."),
+            ("sum", "reduce", "sum(x, axis, keep_dims=False)", "Sum along an axis, or several: axis=(0, 1)."),
+            (
+                "max",
+                "reduce",
+                "max(x, axis, keep_dims=False)",
+                "Maximum along an axis, or several: axis=(0, 1) (for two values, use maximum).",
+            ),
+            (
+                "min",
+                "reduce",
+                "min(x, axis, keep_dims=False)",
+                "Minimum along an axis, or several: axis=(0, 1) (for two values, use minimum).",
+            ),
             ("argmax", "reduce", "argmax(x, axis, keep_dims=False) -> i32", "Index of the maximum along an axis."),
             ("argmin", "reduce", "argmin(x, axis, keep_dims=False) -> i32", "Index of the minimum along an axis."),
         ],
@@ -336,7 +346,11 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("reshape", "(x) [shape, shape_exprs]", "The same elements in another shape."),
         ("broadcast_to", "(x) [shape, shape_exprs]", "Size-1 axes repeated."),
         ("trans", "(x)", "The two axes of a 2-D tile swapped."),
-        ("reduce", "(x) [fn, axis, keep_dims]", "A reduction built-in along an axis, named by fn."),
+        (
+            "reduce",
+            "(x) [fn, axis, keep_dims]",
+            "A reduction built-in along an axis (an int) or several (a tuple of two or more, increasing), named by fn.",
+        ),
         ("cdiv", "(a, b)", "Ceiling division of integer scalars."),
         ("dot", "(a, b[, acc]) [input_precision, precision_constant, out_dtype]", "A (batched) matrix product."),
         ("load", "(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]", "A tile read from a tensor."),
