@@ -224,8 +224,12 @@ class KernelAnalyzer:
     def assign(self, stmt: ast.Assign) -> None:
         if len(stmt.targets) == 1:
             v = self.expr(stmt.value)
-            if isinstance(v.type, TupleT):
-                self.error("AR216", stmt.value.span, "a tuple cannot be stored in one name; unpack it: `a, b = ...`")
+            if isinstance(v.type, TupleT) and not is_mask_tuple(v):
+                message = (
+                    "a tuple cannot be stored in one name, unless it is a per-axis mask (booleans and None); "
+                    "unpack it: `a, b = ...`"
+                )
+                self.error("AR216", stmt.value.span, message)
                 v = ERROR
             self.bind(stmt.targets[0], self.as_value(v, stmt.value.span))
             return
@@ -245,8 +249,9 @@ class KernelAnalyzer:
             self.bind(target, self.as_value(value, stmt.value.span))
 
     def as_value(self, v: V, span: Span) -> V:
-        """Only scalars and tiles can live in variables."""
-        if isinstance(v.type, ScalarT | TileT | ErrorT):
+        """Only scalars and tiles can live in variables, and per-axis mask tuples (`mask = (rm < M, rn < N)`),
+        which only `mask=` takes."""
+        if isinstance(v.type, ScalarT | TileT | ErrorT) or is_mask_tuple(v):
             return v
         return self.error("AR216", span, f"a variable holds a scalar or a tile, not {self.describe(v)}")
 
@@ -263,6 +268,9 @@ class KernelAnalyzer:
             return
         if v.value is not None and v.value.name is None:
             v.value.name = target.id
+        for axis, entry in enumerate(v.elts or []):  # a mask tuple's entries, in the generated code: mask_0, ...
+            if entry.value is not None and entry.value.name is None:
+                entry.value.name = f"{target.id}_{axis}"
         self.scope.names[target.id] = Binding("variable", v, target.span)
         self.symbols.append(SymbolUse(target.span, target.id, "variable", str(v.type), target.span))
 
@@ -301,6 +309,8 @@ class KernelAnalyzer:
             for name in self.assigned_names(stmt.body)
             if (b := outer.lookup(name)) is not None and b.kind == "variable" and name != stmt.var.id
         ]
+        masks = [name for name in carried if is_mask_tuple(outer.lookup(name).v)]
+        carried = [name for name in carried if name not in masks]  # a mask tuple is no value a loop can carry
         inits = [outer.lookup(name).v for name in carried]
         body = ir.Block()
         induction = self.new_value(ScalarT(I32), stmt.var.id)
@@ -317,6 +327,13 @@ class KernelAnalyzer:
         saved_block = self.block
         self.block, self.scope = body, scope
         self.statements(stmt.body, loop_start=True)
+        for name in masks:
+            self.error(
+                "AR216",
+                (scope.names.get(name) or outer.lookup(name)).span,
+                f"`{name}` names a per-axis mask made before the loop; a mask tuple cannot change from one "
+                "iteration to the next: give the loop's mask a name of its own",
+            )
         yields = []
         for name, init in zip(carried, inits, strict=True):
             final = scope.names[name]
@@ -402,6 +419,14 @@ class KernelAnalyzer:
                 outer.names[name] = Binding("unavailable", ERROR, span, note)
                 continue
             then_v, else_v = sides[0].v, sides[1].v
+            if is_mask_tuple(then_v) or is_mask_tuple(else_v):
+                span = next(scope.names[name].span for _, scope in branches if name in scope.names)
+                note = (
+                    f"`{name}` names a per-axis mask assigned on a branch of the `if` at line {stmt.span.line + 1}; "
+                    "a mask tuple is not merged across branches: name it before the `if`, or use it on its branch"
+                )
+                outer.names[name] = Binding("unavailable", ERROR, span, note)
+                continue
             if not self.same_type(then_v, else_v):
                 assigned = [scope.names[name].span for _, scope in branches if name in scope.names]
                 self.error(
@@ -515,7 +540,7 @@ class KernelAnalyzer:
             if binding.kind == "unavailable":
                 return self.error("AR110", e.span, binding.note, name=e.id)
             self.symbols.append(SymbolUse(e.span, e.id, binding.kind, str(binding.v.type), binding.span))
-            return V(binding.v.type, binding.v.value, span=e.span)
+            return V(binding.v.type, binding.v.value, elts=binding.v.elts, span=e.span)
         if e.id in self.constants:
             constant = self.constants[e.id]
             value = constant.value
@@ -548,6 +573,8 @@ class KernelAnalyzer:
             return f'the string tile constant `{v.type.constant}` (= "{v.type.value}", a dot input precision)'
         if isinstance(v.type, StrT):
             return f"the string {v.type}"
+        if is_mask_tuple(v):
+            return f"the per-axis mask {v.type}, which only mask= of load, store and atomic_add takes"
         return str(v.type)
 
     def require_value(self, v: V, span: Span) -> bool:
@@ -699,3 +726,12 @@ class KernelAnalyzer:
         if not axes:
             return v
         return V(result_type, self.emit("expand_dims", [v.value], result_type, e.span, axes=axes), span=e.span)
+
+
+def is_mask_tuple(v: V) -> bool:
+    """A tuple of booleans (scalars or tiles) and Nones: a per-axis mask, which a name may hold for `mask=`."""
+    if not isinstance(v.type, TupleT) or v.elts is None or not v.elts:
+        return False
+    return all(
+        isinstance(e.type, NoneT) or (isinstance(e.type, ScalarT | TileT) and e.type.dtype == BOOL) for e in v.elts
+    )
