@@ -46,6 +46,7 @@ INT_BINARY = {
     "^": np.bitwise_xor,
     "<<": np.left_shift,
     ">>": np.right_shift,
+    "**": np.power,  # a constant exponent, never negative on integers (the analyzer's rule)
 }
 COMPARE = {
     "<": np.less,
@@ -82,8 +83,20 @@ FLOAT_MATH = {
     "maximum": np.maximum,
     "minimum": np.minimum,
     "erf": np.vectorize(__import__("math").erf),
+    # more elementwise math (issue 20 item 3)
+    "log1p": np.log1p,
+    "expm1": np.expm1,
+    "log10": np.log10,
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "round": np.rint,  # halves to even, as torch.round
+    "sign": lambda x: np.where(np.isnan(x), 0.0, np.sign(x)),  # torch.sign(NaN) is 0
 }
-FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
+FLOAT_BINARY = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}
 HINTS = {"multiple_of": lambda x: x, "max_contiguous": lambda x: x}  # promises to the compiler: the value itself
 # The scans (issue 20), forward along an axis; a reversed scan is this one on the flipped axis.
@@ -227,6 +240,8 @@ class Concrete:
                 array = arrays[0].astype(bool if op.attrs["dtype"].kind == "bool" else np.int64)
             elif kind == "math" and op.attrs["fn"] in ("maximum", "minimum") and is_intlike(op.result.type):
                 array = (np.maximum if op.attrs["fn"] == "maximum" else np.minimum)(*arrays)
+            elif kind == "math" and op.attrs["fn"] == "sign" and is_intlike(op.result.type):
+                array = np.sign(arrays[0])
         layout, tags, valid = {}, {}, None
         layouts = []
         for x in xs:
@@ -308,13 +323,14 @@ class Concrete:
 
     def op_reduce(self, op):
         x = self.get(op.operands[0])
-        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
+        axis, keep = op.attrs["axis"], op.attrs["keep_dims"]  # one int, or a tuple of axes (sum, max, min)
+        axes = ir.reduced_axes(op)
         layout = {}
         for key, (idx, label) in x.layout.items():
             full = np.broadcast_to(idx, x.shape)
-            first = np.take(full, [0], axis=axis)
-            if np.all(full == first):  # the index does not vary along the reduced axis: the statistic keeps it
-                layout[key] = (first if keep else np.squeeze(first, axis=axis), label)
+            first = full[tuple(slice(0, 1) if k in axes else slice(None) for k in range(full.ndim))]
+            if np.all(full == first):  # the index does not vary along the reduced axes: the statistic keeps it
+                layout[key] = (first if keep else np.squeeze(first, axis=axes), label)
         valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
         floats = None if x.floats is None else np.broadcast_to(x.floats, x.shape)
         self.record("reduce", op, valid=valid, axis=axis, floats=floats, fn=op.attrs["fn"])

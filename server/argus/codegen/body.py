@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from argus.codegen.dtypes import triton_dtype
 from argus.codegen.errors import CodegenError
 from argus.codegen.expr import Expr, atom, binary, call, literal, method, subscript, tuple_of, unary
+from argus.codegen.math_lowering import HELPERS, power
+from argus.codegen.math_lowering import MATH as MORE_MATH
 from argus.codegen.plan import DATA_FACTS, PROOF_ONLY, SIDE_EFFECTS, Plan, make_plan
 from argus.codegen.tma import FLAG, TmaPlan, plan_tma
 from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
-from argus.dsl.ops import FLOAT_MATH
+from argus.dsl.ops import FLOAT_MATH, ROUNDING
 from argus.dsl.types import ScalarT, TensorT, TileT
 
 # The combine functions of the scans Triton has no function for (tl.associative_scan), defined once at the top of a
@@ -26,11 +28,12 @@ from argus.dsl.types import ScalarT, TensorT, TileT
 SCAN_COMBINES = {"cummax": ("_argus_max_combine", "tl.maximum"), "cummin": ("_argus_min_combine", "tl.minimum")}
 
 # Python and module names the generated code relies on: never used for an Argus value.
-RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len"}
+RESERVED = {*keyword.kwlist, "tl", "triton", "math", "torch", "float", "int", "range", "min", "max", "len", *HELPERS}
 CAS_POINTERS = "_argus_cas_pointers"  # the pointers of an atomic_cas, named for their shape (compare_and_swap)
 RESERVED |= {name for name, _ in SCAN_COMBINES.values()} | {CAS_POINTERS}
 
 TRANSCENDENTAL = FLOAT_MATH  # Triton computes them in f32 or f64 only
+WIDENED = TRANSCENDENTAL | ROUNDING  # computed in f32 for a narrower float (tl.floor takes f32 and f64 only)
 
 
 def triton_function(name: str) -> Callable[[list[Expr]], Expr]:
@@ -48,6 +51,7 @@ MATH: dict[str, Callable[[list[Expr]], Expr]] = {
     **{name: triton_function(f"tl.{name}") for name in sorted(TRANSCENDENTAL - {"tanh"})},
     "tanh": tanh_of,
     **{name: triton_function(f"tl.{name}") for name in ("abs", "maximum", "minimum")},
+    **MORE_MATH,  # log1p ... sign: argus.codegen.math_lowering
 }
 REDUCTIONS = {name: f"tl.{name}" for name in ("sum", "max", "min", "argmax", "argmin")}
 HINTS = {"multiple_of": "tl.multiple_of", "max_contiguous": "tl.max_contiguous"}
@@ -333,7 +337,7 @@ class BodyEmitter:
 
     def math(self, fn: str, operands: list[Expr], op: ir.Op) -> Expr:
         dtype = op.result.type.dtype
-        if fn in TRANSCENDENTAL and dtype.bits < 32:
+        if fn in WIDENED and dtype.bits < 32:
             # Triton's math functions take f32/f64: compute in f32 and round back, as the IR's type says.
             wide = [method(x, "to", "tl.float32") for x in operands]
             return method(self.math_call(fn, wide), "to", triton_dtype(dtype))
@@ -353,17 +357,19 @@ class BodyEmitter:
         return method(operand, "to", triton_dtype(target))
 
     def reduce(self, op: ir.Op, operand: Expr) -> Expr:
-        fn, axis, keep = op.attrs["fn"], op.attrs["axis"], op.attrs["keep_dims"]
-        keywords = {"axis": str(axis)}
-        if keep:
-            keywords["keep_dims"] = "True"
+        """Several axes (`sum(x, axis=(0, 1))`) are one call per axis, the last axis first, since Triton's
+        reductions take one axis (or all): `tl.sum(tl.sum(x, axis=1), axis=0)`."""
+        fn, keep = op.attrs["fn"], op.attrs["keep_dims"]
         source = self.plan.resolve(op.operands[0]).type.dtype
         target = op.result.type.dtype
-        if fn == "sum":
-            if target != source:
+        result = operand
+        for axis in reversed(ir.reduced_axes(op)):
+            keywords = {"axis": str(axis)}
+            if keep:
+                keywords["keep_dims"] = "True"
+            if fn == "sum" and target != source:
                 keywords["dtype"] = triton_dtype(target)
-            return call(REDUCTIONS[fn], operand, **keywords)
-        result = call(REDUCTIONS[fn], operand, **keywords)
+            result = call(REDUCTIONS[fn], result, **keywords)
         if fn in ("max", "min") and source.bits < 32:
             result = method(result, "to", triton_dtype(target))  # Triton widens narrow inputs first
         return result
@@ -533,6 +539,8 @@ def lower_full(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
 
 @lowering("binary", "compare")
 def lower_binary(emitter: BodyEmitter, op: ir.Op, operands: list[Expr]) -> Expr:
+    if op.attrs["op"] == "**":
+        return power(emitter, op, operands)  # Triton has no `**` on tensors: argus.codegen.math_lowering
     return binary(operands[0], op.attrs["op"], operands[1])
 
 

@@ -15,7 +15,7 @@ from argus.codegen.expr import Expr, atom, binary, call, literal, tuple_of, unar
 from argus.codegen.plan import DATA_FACTS, Plan
 from argus.dsl import ir
 from argus.dsl.atomics import WRITES
-from argus.dsl.ops import FLOAT_MATH
+from argus.dsl.ops import FLOAT_MATH, ROUNDING
 from argus.dsl.types import ScalarT, TensorT, TileT
 
 PYTHON_MATH = {"maximum": "max", "minimum": "min", "abs": "abs"}
@@ -99,6 +99,8 @@ def launch_binary(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
         operator = "and" if operator == "&" else "or"
     if host.shown:
         return binary(operands[0], operator, operands[1])
+    if operator == "**" and value.type.dtype.is_float:
+        return call("math.pow", *operands)  # a float power as torch.pow: Python's ** makes complex numbers
     return host_binary(operands[0], operator, operands[1])
 
 
@@ -159,12 +161,25 @@ def python_sigmoid(operands: list[Expr]) -> Expr:
     return binary(atom("1"), "/", binary(atom("1"), "+", call("math.exp", unary("-", operands[0]))))
 
 
+def python_rounding(name: str) -> Callable[[list[Expr]], Expr]:
+    """floor, ceil, trunc of a float stay floats (Python's return ints); round is Python's, halves to even."""
+    python = "round" if name == "round" else f"math.{name}"
+    return lambda operands: call("float", call(python, *operands))
+
+
+def python_sign(operands: list[Expr]) -> Expr:
+    x = operands[0]
+    return binary(binary(x, ">", atom("0")), "-", binary(x, "<", atom("0")))  # True - False is 1
+
+
 # The Python form of each math built-in (by its `fn`) in a launch value; Python's math has no rsqrt or sigmoid.
 LAUNCH_MATH: dict[str, Callable[[list[Expr]], Expr]] = {
     **{name: python_function(f"math.{name}") for name in sorted(FLOAT_MATH - {"rsqrt", "sigmoid"})},
     "rsqrt": python_rsqrt,
     "sigmoid": python_sigmoid,
     **{name: python_function(python) for name, python in PYTHON_MATH.items()},
+    **{name: python_rounding(name) for name in sorted(ROUNDING)},
+    "sign": python_sign,
 }
 NOT_AT_LAUNCH = {
     **dict.fromkeys(("program_id", "num_programs"), "a program's value: the launch is before any program runs"),

@@ -19,6 +19,7 @@ from argus.codegen.body import (
 )
 from argus.codegen.errors import CodegenError
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
+from argus.codegen.math_lowering import helper_source, helpers_used
 from argus.codegen.model import ModelInfo, check_model_names, model_info, model_lines
 from argus.dsl import ir
 from argus.dsl.atomics import accumulated_outputs
@@ -79,19 +80,28 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     kernels: dict[str, KernelInfo] = {}
     spans: dict[str, tuple[int, int]] = {}
     taken: set[str] = set()
+    generated: dict[str, Lines] = {}
     for name, kernel in check.analysis.kernels.items():
         check_names(kernel, taken)
         taken |= {name, f"{name}_kernel", f"{name}_autotuned"}
-        start = len(lines.rows)
-        lines.add(0, "")
-        lines.add(0, "")
         try:
-            lines.extend(kernel_lines(kernel))
+            generated[name] = kernel_lines(kernel)
             kernels[name] = kernel_info(kernel)
         except CodegenError:
             raise
         except Exception as bug:  # a code generation bug must become a clear error, never a crash
             raise CodegenError(f"internal code generation error in `{name}`: {bug!r}", kernel.span) from bug
+    # the @triton.jit helpers the kernels call (log1p, round, pow, ...: argus.codegen.math_lowering), once
+    for helper in helpers_used([text for part in generated.values() for text, _ in part.rows]):
+        lines.add(0, "")
+        lines.add(0, "")
+        for text in helper_source(helper):
+            lines.add(0, text)
+    for name, part in generated.items():
+        start = len(lines.rows)
+        lines.add(0, "")
+        lines.add(0, "")
+        lines.extend(part)
         spans[name] = (start, len(lines.rows))
     models: dict[str, ModelInfo] = {}
     for name, model in check.analysis.models.items():

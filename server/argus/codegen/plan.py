@@ -138,7 +138,7 @@ def _choose_inline(body: ir.Block, plan: Plan, users) -> None:
             if value.name is not None or value.id in plan.tag_names or len(readers) != 1:
                 continue
             reader, reader_block = readers[0]
-            if reader is None or reader_block is not block:
+            if reader is None or reader_block is not block or repeats(plan, reader, value):
                 continue
             if op.kind == "load":
                 between = block.ops[i + 1 : index[id(reader)]]
@@ -147,6 +147,13 @@ def _choose_inline(body: ir.Block, plan: Plan, users) -> None:
             plan.inline.add(value.id)
 
     visit(body)
+
+
+def repeats(plan: Plan, reader: ir.Op, value: ir.Value) -> bool:
+    """Whether the reader's Triton text may write the value more than once: the base of `x ** 3` (`x * x * x`,
+    argus.codegen.math_lowering.power) gets a name rather than being written inline three times."""
+    power = reader.kind == "binary" and reader.attrs.get("op") == "**"
+    return power and plan.resolve(reader.operands[0]).id == value.id
 
 
 def _number(block: ir.Block, plan: Plan, loops: list, counter: float) -> float:

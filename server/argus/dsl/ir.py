@@ -68,6 +68,12 @@ def memory_access(op: Op) -> MemoryAccess:
     return MemoryAccess(tensor, indices, value, mask, other, compare)
 
 
+def reduced_axes(op: Op) -> tuple[int, ...]:
+    """The axes a `reduce` op reduces, in increasing order: its `axis` is one int, or a tuple of several."""
+    axis = op.attrs["axis"]
+    return tuple(axis) if isinstance(axis, tuple | list) else (axis,)
+
+
 @dataclass(slots=True)
 class ParamIR:
     name: str

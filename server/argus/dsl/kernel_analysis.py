@@ -7,6 +7,7 @@ import difflib
 from argus.dsl import ast, ir
 from argus.dsl.builtins import BUILTINS, CONSTANTS, DTYPES, METHODS
 from argus.dsl.calls import TYPE_RULES
+from argus.dsl.calls.math_functions import power
 from argus.dsl.calls.memory import tensor_access
 from argus.dsl.declarations import (
     check_policy,
@@ -224,8 +225,12 @@ class KernelAnalyzer:
     def assign(self, stmt: ast.Assign) -> None:
         if len(stmt.targets) == 1:
             v = self.expr(stmt.value)
-            if isinstance(v.type, TupleT):
-                self.error("AR216", stmt.value.span, "a tuple cannot be stored in one name; unpack it: `a, b = ...`")
+            if isinstance(v.type, TupleT) and not is_mask_tuple(v):
+                message = (
+                    "a tuple cannot be stored in one name, unless it is a per-axis mask (booleans and None); "
+                    "unpack it: `a, b = ...`"
+                )
+                self.error("AR216", stmt.value.span, message)
                 v = ERROR
             self.bind(stmt.targets[0], self.as_value(v, stmt.value.span))
             return
@@ -245,8 +250,9 @@ class KernelAnalyzer:
             self.bind(target, self.as_value(value, stmt.value.span))
 
     def as_value(self, v: V, span: Span) -> V:
-        """Only scalars and tiles can live in variables."""
-        if isinstance(v.type, ScalarT | TileT | ErrorT):
+        """Only scalars and tiles can live in variables, and per-axis mask tuples (`mask = (rm < M, rn < N)`),
+        which only `mask=` takes."""
+        if isinstance(v.type, ScalarT | TileT | ErrorT) or is_mask_tuple(v):
             return v
         return self.error("AR216", span, f"a variable holds a scalar or a tile, not {self.describe(v)}")
 
@@ -263,6 +269,9 @@ class KernelAnalyzer:
             return
         if v.value is not None and v.value.name is None:
             v.value.name = target.id
+        for axis, entry in enumerate(v.elts or []):  # a mask tuple's entries, in the generated code: mask_0, ...
+            if entry.value is not None and entry.value.name is None:
+                entry.value.name = f"{target.id}_{axis}"
         self.scope.names[target.id] = Binding("variable", v, target.span)
         self.symbols.append(SymbolUse(target.span, target.id, "variable", str(v.type), target.span))
 
@@ -301,6 +310,8 @@ class KernelAnalyzer:
             for name in self.assigned_names(stmt.body)
             if (b := outer.lookup(name)) is not None and b.kind == "variable" and name != stmt.var.id
         ]
+        masks = [name for name in carried if is_mask_tuple(outer.lookup(name).v)]
+        carried = [name for name in carried if name not in masks]  # a mask tuple is no value a loop can carry
         inits = [outer.lookup(name).v for name in carried]
         body = ir.Block()
         induction = self.new_value(ScalarT(I32), stmt.var.id)
@@ -317,6 +328,13 @@ class KernelAnalyzer:
         saved_block = self.block
         self.block, self.scope = body, scope
         self.statements(stmt.body, loop_start=True)
+        for name in masks:
+            self.error(
+                "AR216",
+                (scope.names.get(name) or outer.lookup(name)).span,
+                f"`{name}` names a per-axis mask made before the loop; a mask tuple cannot change from one "
+                "iteration to the next: give the loop's mask a name of its own",
+            )
         yields = []
         for name, init in zip(carried, inits, strict=True):
             final = scope.names[name]
@@ -402,6 +420,14 @@ class KernelAnalyzer:
                 outer.names[name] = Binding("unavailable", ERROR, span, note)
                 continue
             then_v, else_v = sides[0].v, sides[1].v
+            if is_mask_tuple(then_v) or is_mask_tuple(else_v):
+                span = next(scope.names[name].span for _, scope in branches if name in scope.names)
+                note = (
+                    f"`{name}` names a per-axis mask assigned on a branch of the `if` at line {stmt.span.line + 1}; "
+                    "a mask tuple is not merged across branches: name it before the `if`, or use it on its branch"
+                )
+                outer.names[name] = Binding("unavailable", ERROR, span, note)
+                continue
             if not self.same_type(then_v, else_v):
                 assigned = [scope.names[name].span for _, scope in branches if name in scope.names]
                 self.error(
@@ -515,7 +541,7 @@ class KernelAnalyzer:
             if binding.kind == "unavailable":
                 return self.error("AR110", e.span, binding.note, name=e.id)
             self.symbols.append(SymbolUse(e.span, e.id, binding.kind, str(binding.v.type), binding.span))
-            return V(binding.v.type, binding.v.value, span=e.span)
+            return V(binding.v.type, binding.v.value, elts=binding.v.elts, span=e.span)
         if e.id in self.constants:
             constant = self.constants[e.id]
             value = constant.value
@@ -548,6 +574,8 @@ class KernelAnalyzer:
             return f'the string tile constant `{v.type.constant}` (= "{v.type.value}", a dot input precision)'
         if isinstance(v.type, StrT):
             return f"the string {v.type}"
+        if is_mask_tuple(v):
+            return f"the per-axis mask {v.type}, which only mask= of load, store and atomic_add takes"
         return str(v.type)
 
     def require_value(self, v: V, span: Span) -> bool:
@@ -596,8 +624,8 @@ class KernelAnalyzer:
             const = binary(op, a.const, b.const)
             if op == "/" and const is not None:
                 const = float(const)
-        elif op == "**":
-            return self.error("AR204", span, "`**` needs constant operands; for tiles use exp2(y * log2(x))")
+        if op == "**" and const is None:
+            return power(self, a, b, dtype, shape, span)  # on tiles and runtime scalars (math_functions)
         result_type = self.make_type(dtype, shape, const, weak_a and weak_b)
         if const is not None:
             return self.constant(const, result_type, span, self.folded_expr(op, a, b))
@@ -699,3 +727,12 @@ class KernelAnalyzer:
         if not axes:
             return v
         return V(result_type, self.emit("expand_dims", [v.value], result_type, e.span, axes=axes), span=e.span)
+
+
+def is_mask_tuple(v: V) -> bool:
+    """A tuple of booleans (scalars or tiles) and Nones: a per-axis mask, which a name may hold for `mask=`."""
+    if not isinstance(v.type, TupleT) or v.elts is None or not v.elts:
+        return False
+    return all(
+        isinstance(e.type, NoneT) or (isinstance(e.type, ScalarT | TileT) and e.type.dtype == BOOL) for e in v.elts
+    )

@@ -39,7 +39,8 @@ class Builtin:
     ir: str  # the IR op kind a call lowers to (IR_OPS); `for` for a loop's iterable
     signature: str
     doc: str
-    # program | creation | memory | math | transcendental (float only) | reduction | scan | shape | verify | hint | loop
+    # program | creation | memory | math | transcendental (float only) | rounding (float; the identity on
+    # integers) | reduction | scan | shape | verify | hint | loop
     kind: str
 
     @property
@@ -173,6 +174,61 @@ BUILTINS: dict[str, Builtin] = {
             ("cos", "math", "cos(x)", "Cosine, elementwise (floating point)."),
         ],
     ),
+    # ---- more elementwise math (issue 20 item 3): float functions, rounding, sign, pow ----
+    **_table(
+        "transcendental",
+        [
+            (
+                "log1p",
+                "math",
+                "log1p(x)",
+                "log(1 + x), elementwise (floating point); accurate for x near 0, where 1 + x rounds.",
+            ),
+            (
+                "expm1",
+                "math",
+                "expm1(x)",
+                "e to the x, minus 1, elementwise (floating point); accurate for x near 0.",
+            ),
+            ("log10", "math", "log10(x)", "Base-10 logarithm, elementwise (floating point)."),
+            ("tan", "math", "tan(x)", "Tangent, elementwise (floating point)."),
+            ("sinh", "math", "sinh(x)", "Hyperbolic sine, elementwise (floating point)."),
+            ("cosh", "math", "cosh(x)", "Hyperbolic cosine, elementwise (floating point)."),
+        ],
+    ),
+    **_table(
+        "rounding",
+        [
+            ("floor", "math", "floor(x)", "The largest integer not above x, elementwise; an integer x as it is."),
+            ("ceil", "math", "ceil(x)", "The smallest integer not below x, elementwise; an integer x as it is."),
+            ("trunc", "math", "trunc(x)", "x rounded toward zero, elementwise; an integer x as it is."),
+            (
+                "round",
+                "math",
+                "round(x)",
+                "x rounded to the nearest integer, halves to the even one (torch.round: 0.5 -> 0, 1.5 -> 2, "
+                "2.5 -> 2), elementwise; an integer x as it is.",
+            ),
+        ],
+    ),
+    **_table(
+        "math",
+        [
+            (
+                "sign",
+                "math",
+                "sign(x)",
+                "-1, 0 or 1 by the sign of x, elementwise, in x's dtype (torch.sign: sign(NaN) is 0).",
+            ),
+            (
+                "pow",
+                "binary",
+                "pow(x, y)",
+                "x ** y, elementwise with broadcasting (torch.pow): a constant integer y is exact for negative x "
+                "too; a non-integer y gives NaN for negative x.",
+            ),
+        ],
+    ),
     **_table(
         "math",
         [
@@ -191,9 +247,19 @@ BUILTINS: dict[str, Builtin] = {
     **_table(
         "reduction",
         [
-            ("sum", "reduce", "sum(x, axis, keep_dims=False)", "Sum along an axis."),
-            ("max", "reduce", "max(x, axis, keep_dims=False)", "Maximum along an axis (for two values, use maximum)."),
-            ("min", "reduce", "min(x, axis, keep_dims=False)", "Minimum along an axis (for two values, use minimum)."),
+            ("sum", "reduce", "sum(x, axis, keep_dims=False)", "Sum along an axis, or several: axis=(0, 1)."),
+            (
+                "max",
+                "reduce",
+                "max(x, axis, keep_dims=False)",
+                "Maximum along an axis, or several: axis=(0, 1) (for two values, use maximum).",
+            ),
+            (
+                "min",
+                "reduce",
+                "min(x, axis, keep_dims=False)",
+                "Minimum along an axis, or several: axis=(0, 1) (for two values, use minimum).",
+            ),
             ("argmax", "reduce", "argmax(x, axis, keep_dims=False) -> i32", "Index of the maximum along an axis."),
             ("argmin", "reduce", "argmin(x, axis, keep_dims=False) -> i32", "Index of the minimum along an axis."),
         ],
@@ -347,7 +413,11 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("reshape", "(x) [shape, shape_exprs]", "The same elements in another shape."),
         ("broadcast_to", "(x) [shape, shape_exprs]", "Size-1 axes repeated."),
         ("trans", "(x)", "The two axes of a 2-D tile swapped."),
-        ("reduce", "(x) [fn, axis, keep_dims]", "A reduction built-in along an axis, named by fn."),
+        (
+            "reduce",
+            "(x) [fn, axis, keep_dims]",
+            "A reduction built-in along an axis (an int) or several (a tuple of two or more, increasing), named by fn.",
+        ),
         ("cdiv", "(a, b)", "Ceiling division of integer scalars."),
         ("dot", "(a, b[, acc]) [input_precision, precision_constant, out_dtype]", "A (batched) matrix product."),
         ("load", "(tensor, i0..ir-1[, mask][, other]) [tensor, rank, mask, other]", "A tile read from a tensor."),
@@ -382,5 +452,6 @@ IR_OPS: dict[str, IrOp] = _ir(
 
 # Derived views, for the layers that dispatch on them.
 FLOAT_MATH = frozenset(name for name, b in BUILTINS.items() if b.kind == "transcendental")  # need floating point
+ROUNDING = frozenset(name for name, b in BUILTINS.items() if b.kind == "rounding")  # the identity on integers
 REDUCTIONS = frozenset(name for name, b in BUILTINS.items() if b.ir == "reduce")
 SCANS = frozenset(name for name, b in BUILTINS.items() if b.ir == "scan")

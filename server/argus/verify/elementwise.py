@@ -205,6 +205,11 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         elif is_int(op.result.type) and name in ("<<", ">>") and z3.is_int_value(b.term):
             factor = z3.IntVal(2 ** b.term.as_long())
             term = a.term * factor if name == "<<" else trunc_div(ev.int_term(a), factor, ev.nonnegative)
+        elif is_int(op.result.type) and name == "**" and z3.is_int_value(b.term) and b.term.as_long() <= 8:
+            n, base = b.term.as_long(), ev.int_term(a)  # the analyzer refuses a negative exponent on integers
+            term = z3.IntVal(1) if n == 0 else base
+            for _ in range(n - 1):
+                term = term * base
         elif is_int(op.result.type) or is_bool(op.result.type):
             term = ev.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
     if name == "+" and not is_int(op.result.type):
@@ -259,6 +264,9 @@ def math_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         elif fn == "abs":
             a = ev.int_term(xs[0])
             term = z3.If(a >= 0, a, -a)
+        elif fn == "sign":
+            a = ev.int_term(xs[0])
+            term = z3.If(a > 0, z3.IntVal(1), z3.If(a < 0, z3.IntVal(-1), z3.IntVal(0)))
     if fn in ("maximum", "minimum") and not is_int(op.result.type):
         accumulation(ev, op, "max" if fn == "maximum" else "min", xs, context)
     elementwise(ev, op, xs, term, context, lambda: combined(ev, xs, MATH.get(fn)))

@@ -342,7 +342,58 @@ def periodic(x: VSet) -> VSet:
     return VSet(-1.0, 1.0, nan=x.nan or x.ninf or x.pinf) if x.finite else VSet(nan=True)
 
 
-BINARY: dict[str, Callable[[VSet, VSet], VSet]] = {"+": add, "-": sub, "*": mul, "/": div}
+# ---- more elementwise math (issue 20 item 3): rounding, sign, powers, log1p ... cosh --------------------------
+def rounded(rule: Callable[[float], float]) -> Callable[[float], float]:
+    """A rounding function on one float: infinities stay what they are (math.floor raises on them)."""
+    return lambda v: v if math.isinf(v) else float(rule(v))
+
+
+def signum(x: VSet) -> VSet:
+    """torch.sign: -1, 0 or 1 by the sign (infinities included), and 0 for NaN."""
+    out = const(0.0) if x.nan else VSet()
+    for s in signs(x):
+        out = out.union(const(float(s)))
+    return out
+
+
+def tangent(x: VSet) -> VSet:
+    """tan: increasing inside (-pi/2, pi/2), any finite value over a wider range; NaN at an infinity."""
+    out = VSet(nan=x.nan or x.ninf or x.pinf)
+    if x.finite:
+        inside = x.lo > -1.5 and x.hi < 1.5
+        out = out.union(VSet(math.tan(x.lo), math.tan(x.hi)) if inside else VSet(-INF, INF))
+    return out
+
+
+def cosh(x: VSet) -> VSet:
+    return monotone(math.cosh, 0.0)(absolute(x))
+
+
+def integer_power(n: int) -> Callable[[float], float]:
+    def on(v: float) -> float:
+        try:
+            return v**n
+        except OverflowError:
+            return math.copysign(INF, v) if n % 2 else INF
+
+    return on
+
+
+def power(x: VSet, y: VSet) -> VSet:
+    """x ** y as torch.pow: for a constant integer y exact in sign (odd powers keep it, even ones drop it, x ** 0 is
+    1 even for NaN); for any other y nothing below 0 for x >= 0, and anything (NaN included) for a negative x."""
+    if y.finite and y.lo == y.hi and not (y.ninf or y.pinf or y.nan) and float(y.lo).is_integer():
+        n = int(y.lo)
+        if n == 0:
+            return const(1.0)
+        r = monotone(integer_power(abs(n)))(absolute(x) if n % 2 == 0 else x)
+        return div(const(1.0), r) if n < 0 else r
+    if not x.ninf and (not x.finite or x.lo >= 0):
+        return VSet(0.0, INF, pinf=True, nan=x.nan or y.nan)
+    return UNDEFINED
+
+
+BINARY: dict[str, Callable[[VSet, VSet], VSet]] = {"+": add, "-": sub, "*": mul, "/": div, "**": power}
 MATH: dict[str, Callable[..., VSet]] = {
     "exp": monotone(math.exp),
     "exp2": monotone(lambda v: 2.0**v),
@@ -358,6 +409,18 @@ MATH: dict[str, Callable[..., VSet]] = {
     "abs": absolute,
     "maximum": maximum,
     "minimum": minimum,
+    # more elementwise math (issue 20 item 3)
+    "log1p": monotone(lambda v: -INF if v == -1 else math.log1p(v), -1.0),
+    "expm1": monotone(math.expm1),
+    "log10": monotone(lambda v: -INF if v == 0 else math.log10(v), 0.0),
+    "tan": tangent,
+    "sinh": monotone(math.sinh),
+    "cosh": cosh,
+    "floor": monotone(rounded(math.floor)),
+    "ceil": monotone(rounded(math.ceil)),
+    "trunc": monotone(rounded(math.trunc)),
+    "round": monotone(rounded(round)),  # Python's round is torch.round's: halves to even
+    "sign": signum,
 }
 UNARY: dict[str, Callable[[VSet], VSet]] = {"-": neg, "+": lambda x: x}
 

@@ -120,8 +120,8 @@ def padding(
     fn: str,
     tree: Tree | None,
     valid: z3.BoolRef | None,
-    lane: z3.ArithRef,
-    extent: int | z3.BoolRef,
+    lane: z3.ArithRef | tuple[z3.ArithRef, ...],
+    extent: int | z3.BoolRef | tuple[int, ...],
     frame: Frame,
     context: Context,
     source: Sym | None = None,
@@ -140,7 +140,8 @@ def padding(
     values it takes; `frame`: the element coordinates and their ranges (a shape, or both spelled out),
     built only when some lane is asked about; `real`: how the witness names the real lane of the same
     row; `what`: how the message names the reduction; `source`: the reduced value, whose tensor indices
-    the witness shows."""
+    the witness shows. A reduction along several axes gives a tuple of lanes and one of their extents: its row
+    is every lane that differs only along them, and the witness names a real lane by each coordinate."""
     if not ev.emitting or tree is None or valid is None:
         return
     bad = reaching_leaves(fn, tree, valid)
@@ -150,13 +151,24 @@ def padding(
         coords, ranges = frame.coords, frame.ranges
     else:
         coords, ranges = coord_list(frame), coord_ranges(frame)
-    other = z3.Int(f"{lane}'")
+    lanes = lane if isinstance(lane, tuple) else (lane,)
+    extents = extent if isinstance(extent, tuple) else (extent,)
+    others = [z3.Int(f"{each}'") for each in lanes]
     shown = [(f"{t} index {d} ({e.label})", e.term) for (t, d), e in (source.layout if source else {}).items()]
-    if isinstance(extent, int):
-        extent = z3.And(lane >= 0, lane < extent)
-    real = real or "a real lane of the same row: " + next(n for n, c in coords if c.eq(lane))
-    live = substitute(valid, [(lane, other)])
-    order = [other > lane] if direction > 0 else [other < lane] if direction < 0 else []
+    bounds = []
+    for each, other, size in zip(lanes, others, extents, strict=True):
+        condition = z3.And(each >= 0, each < size) if isinstance(size, int) else size
+        bounds.append(substitute(condition, [(each, other)]))
+    names = [next(n for n, c in coords if c.eq(each)) for each in lanes] if not real else []
+    if real:
+        reals = [(real, others[0])]
+    elif len(lanes) == 1:
+        reals = [("a real lane of the same row: " + names[0], others[0])]
+    else:  # the witness's real lane, one coordinate at a time
+        reals = [(f"a real lane reduced with it: {name}", other) for name, other in zip(names, others, strict=True)]
+    live = substitute(valid, list(zip(lanes, others, strict=True)))
+    # a scan along one lane: only a real lane after the padding lane (before it, reversed) takes the padding in
+    order = [others[0] > lanes[0]] if direction > 0 else [others[0] < lanes[0]] if direction < 0 else []
     reaching = z3.Or(*[z3.And(*path) for path, _ in bad])
     held = bad[0][1].values
     for _, leaf in bad[1:]:
@@ -172,11 +184,11 @@ def padding(
             f"padding lanes{where} {what or f'reach `{fn}`'} holding {held.text()}, not its identity "
             f"{identity or IDENTITY[fn]}",
             z3.Or(valid, z3.Not(reaching)),
-            context.assumptions + ranges + [substitute(extent, [(lane, other)]), live, *order],
+            context.assumptions + ranges + [*bounds, live, *order],
             context.loops,
             ev.program,
             coords,
-            [*shown, (real, other)],
+            [*shown, *reals],
             [(span, "the masked-off lanes are loaded here") for span in origins],
             hint or (HINT[fn] if not what else HINT[fn].replace(f"before the {fn}", "before accumulating")),
         )
@@ -276,17 +288,19 @@ def accumulation(ev: Evaluator, op: ir.Op, fn: str, operands: list[Sym], context
     )
 
 
-def reduced_lanes(ev: Evaluator, x: Sym, axis: int, fn: str, mapping: dict[int, z3.ArithRef]) -> Tree | None:
+def reduced_lanes(
+    ev: Evaluator, x: Sym, axes: tuple[int, ...], fn: str, mapping: dict[int, z3.ArithRef]
+) -> Tree | None:
     """What a reduction's result holds, where that matters to a division (AR314): a tree whose exact 0s sit on
     conditions that do not vary along the reduced axis (a loop that ran no iteration) keeps them (a `sum` or
     `max` of lanes that are all 0 is 0); any other leaf becomes a real number. None (as for every other
-    reduction) when there is no such 0 or a condition varies along the axis (a mask: AR313's business)."""
+    reduction) when there is no such 0 or a condition varies along a reduced axis (a mask: AR313's business)."""
     if not ev.emitting or x.lanes is None or fn not in ("sum", "max", "min"):
         return None
     found = leaves(x.lanes)
     if not any(is_zero(leaf.values) for _, leaf in found):
         return None
-    if any(depends_on(c, [COORDS[axis]]) for path, _ in found for c in path):
+    if any(depends_on(c, [COORDS[a] for a in axes]) for path, _ in found for c in path):
         return None
 
     def reduced(tree: Tree) -> Tree:
@@ -298,15 +312,19 @@ def reduced_lanes(ev: Evaluator, x: Sym, axis: int, fn: str, mapping: dict[int, 
 
 
 def reduce_padding(ev: Evaluator, op: ir.Op, x: Sym, context: Context) -> None:
-    axis = op.attrs["axis"]
+    """Along several axes at once (`sum(x, axis=(0, 1))`), a lane's row is every lane that differs from it only
+    along the reduced axes: live when one of them is real."""
+    axes = ir.reduced_axes(op)
+    lanes = tuple(COORDS[a] for a in axes)
+    extents = tuple(x.shape[a] for a in axes)
     padding(
         ev,
         op,
         op.attrs["fn"],
         x.lanes,
         x.valid,
-        COORDS[axis],
-        x.shape[axis],
+        lanes[0] if len(axes) == 1 else lanes,
+        extents[0] if len(axes) == 1 else extents,
         x.shape,
         context,
         x,

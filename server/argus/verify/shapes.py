@@ -1,6 +1,6 @@
 """Shape ops and reductions: `expand_dims`, `trans`, `broadcast_to` and `reshape` move a value's coordinates;
-`reduce` drops an axis, and what its layout kept along the others becomes a statistic (for AR311); its padding
-lanes are checked by padding_checks.reduce_padding (AR313).
+`reduce` drops an axis (or several), and what its layout kept along the others becomes a statistic (for AR311);
+its padding lanes are checked by padding_checks.reduce_padding (AR313).
 """
 
 from __future__ import annotations
@@ -65,20 +65,23 @@ def reshape_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
 
 @rule("reduce")
 def reduce_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
+    """One axis or several (`sum(x, axis=(0, 1))`): the padding of every reduced axis is checked at once, and
+    the kept axes' coordinates close up (unless keep_dims)."""
     x = ev.get(op.operands[0])
     reduce_padding(ev, op, x, context)
-    axis, keep = op.attrs["axis"], op.attrs["keep_dims"]
+    axes, keep = ir.reduced_axes(op), op.attrs["keep_dims"]
     shape = shape_of(op.result.type)
     mapping = {}
     for k in range(len(x.shape)):
-        if k == axis:
+        if k in axes:
             continue
-        mapping[k] = COORDS[k] if keep or k < axis else COORDS[k - 1]
+        mapping[k] = COORDS[k] if keep else COORDS[k - sum(1 for a in axes if a < k)]
+    reduced = [COORDS[a] for a in axes]
     layout = {}
     for key, entry in x.layout.items():
-        if depends_on(entry.term, [COORDS[axis]]):
+        if depends_on(entry.term, reduced):
             continue
         layout[key] = Entry(move_coords(entry.term, mapping), entry.label, True, op.span)
     term = ev.shared.fresh(f"{op.attrs['fn']} of integers") if is_int(op.result.type) else None
-    lanes = None if term is not None else reduced_lanes(ev, x, axis, op.attrs["fn"], mapping)
+    lanes = None if term is not None else reduced_lanes(ev, x, axes, op.attrs["fn"], mapping)
     ev.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))

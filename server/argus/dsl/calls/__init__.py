@@ -5,9 +5,9 @@ called as rule(analyzer, call, name) by argus.dsl.kernel_analysis.KernelAnalyzer
 One module per theme: `arguments` (what the rules share: binding arguments, compile-time constants, dtypes,
 shapes), `creation` (program ids, arange, zeros, full), `elementwise` (math, where, cdiv, conversions),
 `reductions`, `memory` (tensor access, load, store, atomic_add), `shape_ops` (reshape, broadcast_to, trans),
-`dot`, `hints` (compiler hints and the data facts of `requires`) and `tags`; `scans` (cumsum, cumprod, cummax,
-cummin) and `atomics` (atomic_max, atomic_min, atomic_xchg, atomic_cas). Importing this package registers
-every rule.
+`dot`, `hints` (compiler hints and the data facts of `requires`), `tags`, and `math_functions` (rounding,
+sign and powers: the elementwise math that is not float-only); `scans` (cumsum, cumprod, cummax, cummin) and
+`atomics` (atomic_max, atomic_min, atomic_xchg, atomic_cas). Importing this package registers every rule.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from argus.dsl.calls import (  # noqa: F401
     dot,
     elementwise,
     hints,
+    math_functions,
     memory,
     reductions,
     scans,

@@ -3,6 +3,7 @@ access tile), load, and store and atomic_add, with their masks."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from argus.dsl import ast, ir
@@ -23,6 +24,7 @@ from argus.dsl.types import (
     Shape,
     TensorT,
     TileT,
+    TupleT,
     is_weak,
     shape_of,
     shape_text,
@@ -95,6 +97,52 @@ def place_on_axis(an: KernelAnalyzer, v: V, axis: int, rank: int, span: Span) ->
     return an.emit("expand_dims", [v.value], result_type, span, axes=axes)
 
 
+def per_axis_mask(
+    an: KernelAnalyzer,
+    entries: list[tuple[Callable[[], V] | None, Span]],
+    shape: Shape,
+    span: Span,
+    prefix: str = "",
+) -> ir.Value | V | None:
+    """A mask tuple, one entry per axis of the access (None: no condition on that axis), as the outer AND of its
+    entries placed on their axes. An entry is analyzed when its turn comes (the first bad one is reported)."""
+    if len(entries) != len(shape):
+        return an.error(
+            "AR203",
+            span,
+            f"{prefix}the access is {shape_text(shape)}: a mask tuple has one entry per axis, "
+            f"{len(shape)} here, not {len(entries)}",
+        )
+    parts = []
+    for axis, (entry, entry_span) in enumerate(entries):
+        if entry is None:
+            continue
+        v = entry()
+        if isinstance(v.type, ErrorT):
+            return ERROR
+        if not isinstance(v.type, ScalarT | TileT) or v.type.dtype != BOOL:
+            return an.error("AR203", entry_span, f"{prefix}a mask is boolean, not {an.describe(v)}")
+        if isinstance(v.type, TileT):
+            if len(v.type.shape) != 1 or v.type.shape[0].value != shape[axis].value:
+                return an.error(
+                    "AR203",
+                    entry_span,
+                    f"{prefix}mask entry {axis} is {shape_text(v.type.shape)} but axis {axis} of the access "
+                    f"has {shape[axis]} elements",
+                )
+            parts.append(place_on_axis(an, v, axis, len(shape), entry_span))
+        else:
+            parts.append(v.value)
+    if not parts:
+        return None
+    combined = parts[0]
+    for value in parts[1:]:
+        combined_shape = broadcast(shape_of(combined.type), shape_of(value.type))
+        result_type = TileT(BOOL, combined_shape) if combined_shape else ScalarT(BOOL)
+        combined = an.emit("binary", [combined, value], result_type, span, op="&")
+    return combined
+
+
 def access_arg(an: KernelAnalyzer, expr: ast.Expr, what: str) -> V:
     v = an.expr(expr)
     if v.ref is None:
@@ -108,44 +156,16 @@ def mask_arg(an: KernelAnalyzer, expr: ast.Expr, shape: Shape) -> ir.Value | V |
     if isinstance(expr, ast.NoneLit):
         return None
     if isinstance(expr, ast.Tuple):
-        if len(expr.elts) != len(shape):
-            return an.error(
-                "AR203",
-                expr.span,
-                f"the access is {shape_text(shape)}: a mask tuple has one entry per axis, "
-                f"{len(shape)} here, not {len(expr.elts)}",
-            )
-        parts = []
-        for axis, element in enumerate(expr.elts):
-            if isinstance(element, ast.NoneLit):
-                continue
-            v = an.expr(element)
-            if isinstance(v.type, ErrorT):
-                return ERROR
-            if not isinstance(v.type, ScalarT | TileT) or v.type.dtype != BOOL:
-                return an.error("AR203", element.span, f"a mask is boolean, not {an.describe(v)}")
-            if isinstance(v.type, TileT):
-                if len(v.type.shape) != 1 or v.type.shape[0].value != shape[axis].value:
-                    return an.error(
-                        "AR203",
-                        element.span,
-                        f"mask entry {axis} is {shape_text(v.type.shape)} but axis {axis} of the access "
-                        f"has {shape[axis]} elements",
-                    )
-                parts.append(place_on_axis(an, v, axis, len(shape), element.span))
-            else:
-                parts.append(v.value)
-        if not parts:
-            return None
-        combined = parts[0]
-        for value in parts[1:]:
-            combined_shape = broadcast(shape_of(combined.type), shape_of(value.type))
-            result_type = TileT(BOOL, combined_shape) if combined_shape else ScalarT(BOOL)
-            combined = an.emit("binary", [combined, value], result_type, expr.span, op="&")
-        return combined
+        entries = [(None if isinstance(e, ast.NoneLit) else lambda e=e: an.expr(e), e.span) for e in expr.elts]
+        return per_axis_mask(an, entries, shape, expr.span)
     v = an.expr(expr)
     if isinstance(v.type, ErrorT):
         return ERROR
+    if isinstance(v.type, TupleT) and v.elts is not None and isinstance(expr, ast.Name):
+        # a named per-axis mask (`mask = (rm < M, rn < N)`): its entries, as if the tuple were written here;
+        # what is wrong with one is said at the name, which is what this access reads
+        named = [(None if isinstance(e.type, NoneT) else lambda e=e: e, expr.span) for e in v.elts]
+        return per_axis_mask(an, named, shape, expr.span, f"`{expr.id}`: ")
     if not isinstance(v.type, ScalarT | TileT) or v.type.dtype != BOOL:
         return an.error("AR203", expr.span, f"a mask is boolean, not {an.describe(v)}")
     if not fits(shape_of(v.type), shape):
