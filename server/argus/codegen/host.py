@@ -381,11 +381,14 @@ def counts_function(kernel: ir.KernelIR, plan: Plan, function: str, launch: str)
 
 
 def bytes_moved(kernel: ir.KernelIR) -> str:
+    """Each tensor once, `numel * itemsize`; an in/out tensor twice, read and written."""
     terms = []
     for param in kernel.params:
         if not isinstance(param.type, TensorT):
             continue
         dims = []
+        if param.is_inout:
+            dims.append("2")
         for dim in param.type.shape:
             if dim.symbol is None:
                 dims.append(dim.label if dim.label in kernel.constants else str(dim.offset))

@@ -190,17 +190,18 @@ def parameter_specs(kernel: ir.KernelIR) -> list[dict]:
                 (d.symbol, d.offset, d.label if d.symbol is None and d.label in kernel.constants else None)
                 for d in param.type.shape
             ]
-            specs.append(
-                {
-                    "name": param.name,
-                    "kind": "tensor",
-                    "dtype": param.type.dtype.name,
-                    "shape": [str(d) for d in param.type.shape],
-                    "out": param.is_out,
-                    "default": None,
-                    "dims": dims,
-                }
-            )
+            spec = {
+                "name": param.name,
+                "kind": "tensor",
+                "dtype": param.type.dtype.name,
+                "shape": [str(d) for d in param.type.shape],
+                "out": param.is_out,
+                "default": None,
+                "dims": dims,
+            }
+            if param.is_inout:
+                spec["inout"] = True
+            specs.append(spec)
         elif isinstance(param.type, ScalarT):
             specs.append(
                 {
@@ -239,7 +240,9 @@ def kernel_info(kernel: ir.KernelIR) -> KernelInfo:
 def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int] | None = None) -> Lines:
     """The kernel's `KERNELS` entry: what the launcher checks and what the gate reads."""
     name = kernel.name
-    accumulated = sorted({op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"})
+    inouts = [p.name for p in kernel.params if p.is_inout]
+    atomic = {op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"}
+    accumulated = sorted(atomic - set(inouts))  # an in/out tensor accumulates onto its input value: never zeroed
     lines = Lines()
     lines.add(0, f"_{name}_entry = {{")
     lines.add(1, f'"name": {name!r},')
@@ -259,6 +262,7 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int
     lines.add(1, f'"launch_args": {launch_arguments(kernel)!r},')
     lines.add(1, f'"counts": _{name}_counts,')
     lines.add(1, f'"accumulated": {accumulated!r},')
+    lines.add(1, f'"inout": {inouts!r},  # read and written in place: the autotuner restores them between trials')
     lines.add(1, f'"fact_tensors": {fact_tensors(kernel)!r},')
     strides = {p.name: [s for s in strides_of(kernel, p) if s is not None] for p in tensor_params(kernel)}
     lines.add(1, f'"strides": {strides!r},')

@@ -462,10 +462,12 @@ def _autotuned(kernel, fixed, policy):
             return keep
 
         outputs = [p["name"] for p in kernel["params"] if p["name"] in kernel["accumulated"]]
+        restored = list(kernel.get("inout", []))  # each trial starts from the caller's values, as the real launch
         cache[key] = triton.autotune(
             configs=configs,
             key=list(kernel["sizes"]),
             prune_configs_by={"early_config_prune": prune},
             reset_to_zero=outputs or None,
+            restore_value=restored or None,
         )(kernel["jit"])
     return cache[key]

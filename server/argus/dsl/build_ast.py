@@ -197,9 +197,19 @@ class BuildAst(Transformer):
         return present(children)
 
     def param(self, children):
-        name, out, dtype, shape, default = children
+        name, mode, dtype, shape, default = children
         dtype_name = ast.Name(str(dtype), token_span(dtype))
-        return ast.Param(str(name), token_span(name), out is not None, dtype_name, shape, default, span_of(children))
+        inout = mode is not None and str(mode) == "inout"
+        return ast.Param(
+            str(name),
+            token_span(name),
+            mode is not None,
+            dtype_name,
+            shape,
+            default,
+            span_of(children),
+            inout,
+        )
 
     def shape(self, children):
         return SpannedList(present(children), span_of(children))

@@ -164,7 +164,8 @@ def declare_params(an: KernelAnalyzer) -> None:
         if param.shape is None:
             type_ = ScalarT(dtype)
             if param.is_out:
-                an.error("AR216", param.span, "only tensors can be outputs; give `out` parameters a shape")
+                word = param.mode
+                an.error("AR216", param.span, f"only tensors can be `{word}`; give `{word}` parameters a shape")
             default = None
             if param.default is not None:
                 default = evaluate(param.default, constant_values(an))
@@ -172,14 +173,14 @@ def declare_params(an: KernelAnalyzer) -> None:
                     an.error("AR206", param.default.span, "a parameter default must be a constant")
         else:
             dims = tuple(dimension(an, d) for d in param.shape)
-            type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out)
+            type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out, param.is_inout)
             if None in dims:
                 type_ = ErrorT()
             default = None
             if param.default is not None:
                 an.error("AR216", param.default.span, "tensor parameters cannot have a default")
         value = an.new_value(type_, param.name)
-        an.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out))
+        an.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out, param.is_inout))
         an.scope.names[param.name] = Binding("param", V(type_, value), param.name_span)
         an.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
 
@@ -201,7 +202,8 @@ def declare_layouts(an: KernelAnalyzer, decls: list[ast.LayoutDecl]) -> None:
             continue
         an.symbols.append(SymbolUse(decl.tensor.span, name, "param", str(param.type), param.span))
         if param.is_out:
-            message = f"`{name}` is an output: the launcher would copy it and the kernel's writes would be lost"
+            what = "an in/out tensor" if param.is_inout else "an output"
+            message = f"`{name}` is {what}: the launcher would copy it and the kernel's writes would be lost"
             an.error("AR411", decl.tensor.span, message)
             continue
         if name in an.layouts:

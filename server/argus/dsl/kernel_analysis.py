@@ -157,7 +157,11 @@ class KernelAnalyzer:
         body = self.block
         for param in self.params:
             if isinstance(param.type, TensorT) and param.type.out and param.name not in self.written:
-                self.warn("AR408", param.span, f"output `{param.name}` is never written by a store or atomic_add")
+                if param.type.inout:
+                    message = f"in/out `{param.name}` is never written by a store or atomic_add; if the kernel only "
+                    self.warn("AR408", param.span, message + "reads it, drop `inout`")
+                else:
+                    self.warn("AR408", param.span, f"output `{param.name}` is never written by a store or atomic_add")
         return ir.KernelIR(
             self.kernel.name,
             self.params,

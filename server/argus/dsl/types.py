@@ -118,13 +118,17 @@ class TileT:
 
 @dataclass(frozen=True, slots=True)
 class TensorT:
+    """A tensor parameter. `out`: the kernel may write it (`out` or `inout`); `inout`: it also holds input data."""
+
     dtype: DType
     shape: tuple[SizeExpr, ...]
     out: bool
+    inout: bool = False
 
     def __str__(self) -> str:
+        mode = "inout " if self.inout else "out " if self.out else ""
         dims = ", ".join(str(d) for d in self.shape)
-        return f"{'out ' if self.out else ''}{self.dtype}[{dims}] tensor"
+        return f"{mode}{self.dtype}[{dims}] tensor"
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,11 @@ def kernel_facts(check: CheckResult, name: str) -> dict:
     outputs: dict[str, int] = {}
     accumulated: list[str] = []
     dot_dtype = None
+    inouts = {p.name for p in kernel.params if p.is_inout}  # they accumulate onto their input value: not zeroed
     for op in ir.walk_ops(kernel.body):
         if op.kind in ("store", "atomic_add"):
             outputs.setdefault(op.attrs["tensor"], op.span.line + 1)
-            if op.kind == "atomic_add" and op.attrs["tensor"] not in accumulated:
+            if op.kind == "atomic_add" and op.attrs["tensor"] not in accumulated and op.attrs["tensor"] not in inouts:
                 accumulated.append(op.attrs["tensor"])
         elif op.kind == "dot":
             dot_dtype = dot_dtype or str(op.operands[0].type.dtype)
@@ -64,6 +65,7 @@ def model_facts(check: CheckResult, name: str) -> dict:
     for launch in model.launches:
         kernel = kernels[launch.kernel]
         atomic = {op.attrs["tensor"] for op in ir.walk_ops(kernel.body) if op.kind == "atomic_add"}
+        atomic -= {p.name for p in kernel.params if p.is_inout}  # an in/out one adds onto what it holds
         for arg in launch.args:
             if arg.kind == "tensor" and kernel.tensor(arg.param) is not None and arg.param in kernel_outputs(kernel):
                 outputs[str(arg.value)] = launch.line

@@ -204,9 +204,11 @@ def call_store(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
     ref: Ref = access.ref
     tensor_type: TensorT = ref.tensor.type
     if not tensor_type.out:
-        return an.error(
-            "AR211", args["ref"].span, f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it"
+        message = (
+            f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it, or `{ref.name}: inout ...` to "
+            "read and write it in place"
         )
+        return an.error("AR211", args["ref"].span, message)
     if not fits(shape_of(value.type), ref.shape):
         return an.error(
             "AR201",
