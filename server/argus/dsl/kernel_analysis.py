@@ -545,6 +545,8 @@ class KernelAnalyzer:
         return self.error("AR101", e.span, f"`{e.id}` is not defined{hint}", name=e.id)
 
     def describe(self, v: V) -> str:
+        if isinstance(v.type, TensorT) and not v.type.shape:
+            return f"the tensor itself ({v.type}); load its one element: load({v.value.name or 'T'})"
         if isinstance(v.type, TensorT):
             return f"the tensor itself ({v.type}); index it and load: load(T[i, j])"
         if isinstance(v.type, StrT) and v.type.constant:
