@@ -116,8 +116,9 @@ def generate_problem(check: CheckResult, kernel: str) -> str:
     parts.append(f"PARAMETERS = {[p.name for p in ir_kernel.params]!r}")
     parts.append(f"SCALAR_DEFAULTS = { ({p.name: p.default for p in scalars})!r}")
     dims = {}
-    for p in tensors:
-        dims[p.name] = [(d.symbol, d.offset if d.symbol else constants.get(d.label, d.offset)) for d in p.type.shape]
+    for p in tensors:  # as the caller holds the tensor: a view a kernel declares is its launcher's to take
+        shape = p.type.stored_shape
+        dims[p.name] = [(d.symbol, d.offset if d.symbol else constants.get(d.label, d.offset)) for d in shape]
     parts.append(f"DIMS = {dims!r}")
     parts.append(f"DTYPES = {{{', '.join(f'{p.name!r}: {torch_dtype(p.type.dtype)}' for p in tensors)}}}")
     parts.append(HELPERS)

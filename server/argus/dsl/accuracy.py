@@ -181,10 +181,10 @@ def reduction_factors(kernel: ir.KernelIR) -> dict[str, list[str | int]]:
     for param in kernel.params:
         if not (param.is_out and isinstance(param.type, TensorT)):
             continue
-        own = {dim_key(d) for d in param.type.shape}
+        own = {dim_key(d) for d in param.type.stored_shape}  # a view's products are its stored axes
         factors: dict[str, str | int] = {}
         for tensor in inputs:
-            for dim in tensor.shape:
+            for dim in tensor.stored_shape:
                 key = dim_key(dim)
                 if key is not None and key not in own and key not in factors:
                     factors[key] = dim.symbol if dim.symbol is not None else dim.offset

@@ -280,6 +280,8 @@ class Param:
     default: Expr | None
     span: Span
     is_inout: bool = False  # `inout`: read and written in place (is_out is True too)
+    view: list[Expr] | None = None  # `as [B, C * H * W]`: the view the kernel indexes (shape: as stored)
+    view_span: Span | None = None  # the `as [...]` clause
 
     @property
     def mode(self) -> str:

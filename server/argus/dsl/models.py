@@ -74,7 +74,8 @@ def type_text(t: TensorT) -> str:
 
 
 def kernel_shape_text(t: TensorT) -> str:
-    return f"{t.dtype}[{', '.join(str(d) for d in t.shape)}]"
+    """A kernel parameter's tensor type as the caller passes it (a view it declares is the kernel's own)."""
+    return f"{t.dtype}[{', '.join(str(d) for d in t.stored_shape)}]"
 
 
 class ModelAnalyzer:
@@ -155,6 +156,12 @@ class ModelAnalyzer:
         dims = [self.param_dimension(d) for d in param.shape or []]
         if param.default is not None:
             self.error("AR216", param.default.span, "tensor parameters cannot have a default")
+        if param.view is not None and param.view_span is not None:
+            message = (
+                f"a model passes tensors as its caller holds them: the view of `{param.name}` belongs in the header "
+                "of the kernel that indexes it"
+            )
+            self.error("AR221", param.view_span, message)
         if None in dims:
             self.unknown.add(param.name)
             return
@@ -494,7 +501,7 @@ class ModelAnalyzer:
     ) -> bool:
         """Bind the kernel's size symbols from one tensor argument's extents (AR416 where they disagree)."""
         assert isinstance(param.type, TensorT)
-        kernel_dims, extents = param.type.shape, tensor.type.shape
+        kernel_dims, extents = param.type.stored_shape, tensor.type.shape  # a view is the kernel's own
         takes = f"`{param.name}` of `{kernel.name}` is {kernel_shape_text(param.type)}"
         if len(kernel_dims) != len(extents):
             message = (
