@@ -106,7 +106,7 @@ def tensor_data(kernel, witness) -> dict[str, np.ndarray]:
         shape = getattr(param.type, "shape", None)
         if not shape or not param.type.dtype.is_integer:
             continue
-        dims = [d.offset if d.symbol is None else sizes[d.symbol] + d.offset for d in shape]
+        dims = [d.value(sizes) for d in shape]
         table = np.full(dims, np.iinfo(np.int64).min, np.int64)
         for key, value in witness["data"].items():
             name, args = key.split("[", 1)

@@ -155,7 +155,7 @@ class Concrete:
         self.grid = [int(self.env[v.id].array) for v in kernel.grid]
 
     def dims(self, param) -> list[int]:
-        return [d.offset if d.symbol is None else self.sizes[d.symbol] + d.offset for d in param.type.shape]
+        return [d.value(self.sizes) for d in param.type.shape]  # a declared view's axis: the product it merges
 
     def run(self, program: tuple[int, ...]) -> list[Event]:
         self.program = program

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 KEYWORDS = (
     *("kernel", "tile", "policy", "layout", "requires", "grid"),
-    *("for", "in", "if", "else", "invariant", "out", "tune"),
+    *("for", "in", "if", "else", "invariant", "out", "inout", "as", "tune"),
 )
 
 

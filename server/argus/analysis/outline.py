@@ -62,7 +62,7 @@ def outline(analysis: Analysis) -> list[OutlineItem]:
         if isinstance(item, ast.Kernel):
             children = [
                 OutlineItem(
-                    p.name, OutlineKind.PARAMETER, p.span, p.name_span, ("out " if p.is_out else "") + p.dtype.id
+                    p.name, OutlineKind.PARAMETER, p.span, p.name_span, (p.mode + " " if p.mode else "") + p.dtype.id
                 )
                 for p in item.params
             ]
@@ -76,7 +76,7 @@ def outline(analysis: Analysis) -> list[OutlineItem]:
         elif isinstance(item, ast.Model):
             children = [
                 OutlineItem(
-                    p.name, OutlineKind.PARAMETER, p.span, p.name_span, ("out " if p.is_out else "") + p.dtype.id
+                    p.name, OutlineKind.PARAMETER, p.span, p.name_span, (p.mode + " " if p.mode else "") + p.dtype.id
                 )
                 for p in item.params
             ]

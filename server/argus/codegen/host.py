@@ -342,6 +342,8 @@ class CountsWriter:
             access = ir.memory_access(op)
             if access.mask is not None or any(isinstance(i.type, TileT) for i in access.indices):
                 raise CodegenError("a loop bound is a masked or tiled load")
+            if getattr(access.tensor.type, "stored", None) is not None:
+                raise CodegenError("a loop bound is read through a view of a tensor")
             index = ", ".join(str(self.program_value(i)) for i in access.indices)
             return call("int", atom(f'inputs["{access.tensor.name}"][{index}]'))
         operands = [self.program_value(v) for v in op.operands]
@@ -397,12 +399,16 @@ def counts_function(kernel: ir.KernelIR, plan: Plan, function: str, launch: str)
 
 
 def bytes_moved(kernel: ir.KernelIR) -> str:
+    """Each tensor once, `numel * itemsize` (its stored shape: a view has the same elements); an in/out tensor
+    twice, read and written."""
     terms = []
     for param in kernel.params:
         if not isinstance(param.type, TensorT):
             continue
         dims = []
-        for dim in param.type.shape:
+        if param.is_inout:
+            dims.append("2")
+        for dim in param.type.stored_shape:
             if dim.symbol is None:
                 dims.append(dim.label if dim.label in kernel.constants else str(dim.offset))
             elif dim.offset:

@@ -62,6 +62,7 @@ def parameter_specs(model: ModelIR) -> list[dict]:
                     "out": param.is_out,
                     "default": None,
                     "dims": [(d.symbol, d.offset, None) for d in param.type.shape],
+                    **({"inout": True} if param.is_inout else {}),
                 }
             )
         elif isinstance(param.type, ScalarT):

@@ -2,7 +2,8 @@
 reference. It needs only torch (and math), so it runs wherever the kernel does.
 
     SIZES = {"small": {...}, "large": {...}}      size symbols (and scalar parameters a set binds)
-    OUTPUTS = ["C", ...]                           the `out` parameters, in order
+    OUTPUTS = ["C", ...]                           what the kernel writes (`out` and `inout`), in parameter order
+    INOUTS = ["x", ...]                            the `inout` ones among them: inputs too
     make_inputs(sizes, seed, device) -> dict       every kernel argument by name, in parameter order
     reference(**inputs)                            the `reference` block's value
 """
@@ -111,11 +112,13 @@ def generate_problem(check: CheckResult, kernel: str) -> str:
     parts = [HEADER.format(what=what, name=kernel)]
     parts.append(f"SIZES = {size_sets(sizes, ir_kernel)!r}")
     parts.append(f"OUTPUTS = {[p.name for p in tensors if p.is_out]!r}")
+    parts.append(f"INOUTS = {[p.name for p in tensors if p.is_inout]!r}")
     parts.append(f"PARAMETERS = {[p.name for p in ir_kernel.params]!r}")
     parts.append(f"SCALAR_DEFAULTS = { ({p.name: p.default for p in scalars})!r}")
     dims = {}
-    for p in tensors:
-        dims[p.name] = [(d.symbol, d.offset if d.symbol else constants.get(d.label, d.offset)) for d in p.type.shape]
+    for p in tensors:  # as the caller holds the tensor: a view a kernel declares is its launcher's to take
+        shape = p.type.stored_shape
+        dims[p.name] = [(d.symbol, d.offset if d.symbol else constants.get(d.label, d.offset)) for d in shape]
     parts.append(f"DIMS = {dims!r}")
     parts.append(f"DTYPES = {{{', '.join(f'{p.name!r}: {torch_dtype(p.type.dtype)}' for p in tensors)}}}")
     parts.append(HELPERS)
@@ -142,8 +145,9 @@ def make_inputs_source(kernel: ir.KernelIR | ModelIR, generated: list[str]) -> s
     lines = [
         "",
         "def make_inputs(sizes, seed, device):",
-        '    """Every kernel argument by name, in parameter order: random inputs (or the `inputs` block\'s),',
-        '    outputs allocated with torch.empty, scalars from the size set or at their defaults."""',
+        '    """Every kernel argument by name, in parameter order: random inputs (or the `inputs` block\'s), in/out',
+        "    tensors too (their initial values), outputs allocated with torch.empty, scalars from the size set or at",
+        '    their defaults."""',
         "    generator = torch.Generator().manual_seed(seed)",
         "    values = {name: sizes.get(name, default) for name, default in SCALAR_DEFAULTS.items()}",
     ]
@@ -164,7 +168,7 @@ def make_inputs_source(kernel: ir.KernelIR | ModelIR, generated: list[str]) -> s
         "    for name in PARAMETERS:",
         "        if name in values:",
         "            value = values[name]",
-        "        elif name in OUTPUTS:",
+        "        elif name in OUTPUTS and name not in INOUTS:",
         "            value = torch.empty(_shape(DIMS[name], sizes), dtype=DTYPES[name])",
         "        else:",
         "            value = _random(_shape(DIMS[name], sizes), DTYPES[name], generator)",
@@ -188,8 +192,9 @@ def reference_source(kernel: ir.KernelIR | ModelIR, params: list[str]) -> str:
         "",
         "",
         "def reference(**inputs):",
-        '    """The `reference` block\'s value for these inputs; outputs among them give only their shapes (a size',
-        '    symbol only an output\'s shape has is read there), so a shape-only stand-in will do."""',
+        '    """The `reference` block\'s value for these inputs (in/out tensors among them with their initial values);',
+        "    outputs among them give only their shapes (a size symbol only an output's shape has is read there), so a",
+        '    shape-only stand-in will do."""',
         f"    return _reference_block({', '.join(f'inputs[{p!r}]' for p in params)}, **sizes_of(**inputs))",
     ]
     return "\n".join(lines) + "\n"

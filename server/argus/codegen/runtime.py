@@ -252,6 +252,50 @@ def _check_precisions(kernel, constants):
             raise ArgusLaunchError(kernel["name"], key, expected, repr(constants[key]))
 
 
+# ---- views a kernel declares (`x: f16[B, C, H, W] as [B, C * H * W]`) -------------------------------------
+def _take_views(kernel, values):
+    """A parameter that declares a view is indexed through it: the launcher replaces the tensor it was given by
+    `tensor.view(...)` of the declared shape, which shares its memory (so a kernel's writes land in the caller's
+    tensor) and has the strides the kernel gets. Torch's own rule decides: a tensor whose strides do not let
+    the merged axes be one is refused (a copy would hide an output's writes and cost a pass over the data)."""
+    for param in kernel["params"]:
+        groups = param.get("view")
+        if not groups:
+            continue
+        tensor = values[param["name"]]
+        shape = []
+        for group in groups:
+            length = 1
+            for axis in group:
+                length *= tensor.shape[axis]
+            shape.append(length)
+        try:
+            values[param["name"]] = tensor.view(shape)
+        except RuntimeError:
+            expected = _view_expected(param, tensor, groups)
+            got = f"{_describe(tensor)} with strides {list(tensor.stride())}"
+            raise ArgusLaunchError(kernel["name"], param["name"], expected, got) from None
+
+
+def _view_expected(param, tensor, groups):
+    """What a view needs, said of the first merged group whose strides do not chain (axis a's stride is axis a+1's
+    times its length, size-1 axes aside)."""
+    view = f"[{', '.join(param['view_shape'])}]"
+    for group in groups:
+        kept = [a for a in group if tensor.shape[a] != 1]
+        for position in range(len(kept) - 1):
+            a, b = kept[position], kept[position + 1]
+            chained = tensor.stride(b) * tensor.shape[b]
+            if tensor.stride(a) != chained:
+                names = ", ".join(param["shape"][axis] for axis in group)
+                return (
+                    f"axes {group[0]}..{group[-1]} ({names}) that merge into one axis of the view {view}: the stride "
+                    f"of axis {a} must be {tensor.stride(b)} x {tensor.shape[b]} = {chained} (axis {b}'s stride "
+                    f"times its length), as `{param['name']}.view(...)` needs; pass a contiguous tensor"
+                )
+    return f"strides that allow the view {view} ({_tensor_text(param)})"
+
+
 def _make_contiguous(kernel, values):
     """`layout T: K`: the kernel takes T's axis K to have stride 1. A tensor whose axis already has it (or has
     length 1) is passed as it is; any other is copied once, with that axis innermost."""
@@ -314,6 +358,7 @@ def _launch(kernel, args, kwargs, autotune=False):
     policy = {**kernel["policy"], **{k: v for k, v in overrides.items() if k in _POLICY}}
     _check_precisions(kernel, constants)
     sizes = _sizes(kernel, values, constants)
+    _take_views(kernel, values)
     _make_contiguous(kernel, values)
     scalars = {p["name"]: values[p["name"]] for p in kernel["params"] if p["kind"] == "scalar"}
     arguments = [values[p["name"]] for p in kernel["params"]]
@@ -478,10 +523,12 @@ def _autotuned(kernel, fixed, policy):
             for name, start in starts.items():
                 _fill_start(nargs[name], start)
 
+        restored = list(kernel.get("inout", []))  # each trial starts from the caller's values, as the real launch
         cache[key] = triton.autotune(
             configs=configs,
             key=list(kernel["sizes"]),
             prune_configs_by={"early_config_prune": prune},
             pre_hook=restart if starts else None,
+            restore_value=restored or None,
         )(kernel["jit"])
     return cache[key]

@@ -177,15 +177,15 @@ def reduction_factors(kernel: ir.KernelIR) -> dict[str, list[str | int]]:
     A[M, K] and B[K, N] sums over K; a row sum out[M] of x[M, N] over N; an elementwise output over nothing.
     A symbol that selects rather than sums (E, the expert of a grouped GEMM) counts too: R is an upper bound
     there, and the tolerance a little looser than it need be."""
-    inputs = [p.type for p in kernel.params if isinstance(p.type, TensorT) and not p.is_out]
+    inputs = [p.type for p in kernel.params if isinstance(p.type, TensorT) and (not p.is_out or p.is_inout)]
     result: dict[str, list[str | int]] = {}
     for param in kernel.params:
         if not (param.is_out and isinstance(param.type, TensorT)):
             continue
-        own = {dim_key(d) for d in param.type.shape}
+        own = {dim_key(d) for d in param.type.stored_shape}  # a view's products are its stored axes
         factors: dict[str, str | int] = {}
         for tensor in inputs:
-            for dim in tensor.shape:
+            for dim in tensor.stored_shape:
                 key = dim_key(dim)
                 if key is not None and key not in own and key not in factors:
                     factors[key] = dim.symbol if dim.symbol is not None else dim.offset
@@ -207,7 +207,7 @@ def model_reductions(model: ModelIR, kernels: dict[str, ir.KernelIR]) -> dict[st
     terms: dict[str, list[tuple[str | int, ...]]] = {}
     for launch in model.launches:
         kernel = kernels[launch.kernel]
-        outputs = {p.name for p in kernel.params if p.is_out}
+        outputs = {p.name for p in kernel.params if p.is_out and not p.is_inout}  # an in/out one carries too
         carried: list[tuple[str | int, ...]] = []
         for arg in launch.args:
             if arg.kind == "tensor" and arg.param not in outputs:

@@ -144,7 +144,8 @@ def _check_resources(kernel: ast.Kernel, result: Analysis, mark: int) -> None:
 
 
 def _inputs(kernel: ir.KernelIR) -> list[str]:
-    return [p.name for p in kernel.params if not p.is_out]
+    """What a reference (and an inputs block) takes: every parameter that holds input data, an in/out one too."""
+    return [p.name for p in kernel.params if not p.is_out or p.is_inout]
 
 
 def _check_python_block(

@@ -274,11 +274,19 @@ Stmt = (
 class Param:
     name: str
     name_span: Span
-    is_out: bool
+    is_out: bool  # the kernel writes it: `out` or `inout`
     dtype: Name
     shape: list[Expr] | None  # None for a scalar parameter
     default: Expr | None
     span: Span
+    is_inout: bool = False  # `inout`: read and written in place (is_out is True too)
+    view: list[Expr] | None = None  # `as [B, C * H * W]`: the view the kernel indexes (shape: as stored)
+    view_span: Span | None = None  # the `as [...]` clause
+
+    @property
+    def mode(self) -> str:
+        """The word before the dtype: "out", "inout" or "" for an input."""
+        return "inout" if self.is_inout else "out" if self.is_out else ""
 
 
 @dataclass(slots=True)

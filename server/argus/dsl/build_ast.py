@@ -197,9 +197,26 @@ class BuildAst(Transformer):
         return present(children)
 
     def param(self, children):
-        name, out, dtype, shape, default = children
+        name, mode, dtype, shape, view, default = children
         dtype_name = ast.Name(str(dtype), token_span(dtype))
-        return ast.Param(str(name), token_span(name), out is not None, dtype_name, shape, default, span_of(children))
+        inout = mode is not None and str(mode) == "inout"
+        view_shape, view_span = (None, None) if view is None else view
+        return ast.Param(
+            str(name),
+            token_span(name),
+            mode is not None,
+            dtype_name,
+            shape,
+            default,
+            span_of(children),
+            inout,
+            view_shape,
+            view_span,
+        )
+
+    def view(self, children):
+        keyword, shape = children
+        return shape, token_span(keyword).cover(shape.span)
 
     def shape(self, children):
         return SpannedList(present(children), span_of(children))

@@ -66,6 +66,8 @@ CODES: dict[str, CodeInfo] = {
     "AR218": CodeInfo("invalid argument value", "error"),
     "AR219": CodeInfo("dot precision cannot keep the output's tolerance", "error"),
     "AR220": CodeInfo("output accumulated by atomics with different starts", "error"),
+    # views of parameters (AR220 is taken by the scans and atomics work)
+    "AR221": CodeInfo("invalid view of a parameter", "error"),
     # data-flow invariants (the verifier, argus.verify)
     "AR301": CodeInfo("access out of bounds", "error"),
     "AR302": CodeInfo("two programs write the same element", "error"),

@@ -15,6 +15,7 @@ from argus.dsl.shapes import is_power_of_two
 from argus.dsl.spans import Span
 from argus.dsl.types import BOOL, I32, ErrorT, ScalarT, SizeExpr, TensorT
 from argus.dsl.types import DTYPES as DTYPE_TABLE
+from argus.dsl.unparse import unparse
 
 if TYPE_CHECKING:
     from argus.dsl.kernel_analysis import KernelAnalyzer
@@ -164,7 +165,10 @@ def declare_params(an: KernelAnalyzer) -> None:
         if param.shape is None:
             type_ = ScalarT(dtype)
             if param.is_out:
-                an.error("AR216", param.span, "only tensors can be outputs; give `out` parameters a shape")
+                word = param.mode
+                an.error("AR216", param.span, f"only tensors can be `{word}`; give `{word}` parameters a shape")
+            if param.view is not None and param.view_span is not None:
+                an.error("AR221", param.view_span, f"`{param.name}` is a scalar: only a tensor parameter has a view")
             default = None
             if param.default is not None:
                 default = evaluate(param.default, constant_values(an))
@@ -172,14 +176,18 @@ def declare_params(an: KernelAnalyzer) -> None:
                     an.error("AR206", param.default.span, "a parameter default must be a constant")
         else:
             dims = tuple(dimension(an, d) for d in param.shape)
-            type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out)
+            stored = tuple(d for d in dims if d is not None)
+            type_ = TensorT(dtype, stored, param.is_out, param.is_inout)
             if None in dims:
                 type_ = ErrorT()
+            elif param.view is not None:
+                view = view_shape(an, param, stored)
+                type_ = ErrorT() if view is None else TensorT(dtype, view, param.is_out, param.is_inout, stored)
             default = None
             if param.default is not None:
                 an.error("AR216", param.default.span, "tensor parameters cannot have a default")
         value = an.new_value(type_, param.name)
-        an.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out))
+        an.params.append(ir.ParamIR(param.name, type_, value, param.span, default, param.is_out, param.is_inout))
         an.scope.names[param.name] = Binding("param", V(type_, value), param.name_span)
         an.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
 
@@ -201,7 +209,8 @@ def declare_layouts(an: KernelAnalyzer, decls: list[ast.LayoutDecl]) -> None:
             continue
         an.symbols.append(SymbolUse(decl.tensor.span, name, "param", str(param.type), param.span))
         if param.is_out:
-            message = f"`{name}` is an output: the launcher would copy it and the kernel's writes would be lost"
+            what = "an in/out tensor" if param.is_inout else "an output"
+            message = f"`{name}` is {what}: the launcher would copy it and the kernel's writes would be lost"
             an.error("AR411", decl.tensor.span, message)
             continue
         if name in an.layouts:
@@ -249,6 +258,75 @@ def dimension(an: KernelAnalyzer, expr: ast.Expr) -> SizeExpr | None:
                 return SizeExpr(None, int(value), label=name.id)
             return SizeExpr(size_symbol(an, name.id, name.span), offset if op == "+" else -offset)
     an.error("AR217", expr.span, "a tensor dimension is a size name, a number, or a size name ± a number")
+    return None
+
+
+# ---- views: `x: f16[B, C, H, W] as [B, C * H * W]` -------------------------------------------------------
+def view_shape(an: KernelAnalyzer, param: ast.Param, stored: tuple[SizeExpr, ...]) -> tuple[SizeExpr, ...] | None:
+    """The view a parameter declares, as the kernel indexes it: each axis one stored axis or the product of
+    neighbouring ones, in order (what `x.view(...)` of a tensor with mergeable strides gives; the launcher checks
+    the strides). None after AR221 for anything else: a split, a reordering, a dimension the stored shape lacks."""
+    assert param.view is not None and param.view_span is not None
+    stored_text = "[" + ", ".join(str(d) for d in stored) + "]"
+    axes: list[SizeExpr] = []
+    position = 0
+    for expr in param.view:
+        terms = []
+        for term in product_terms(expr):
+            dim = view_term(an, term)
+            if dim is None:
+                message = (
+                    f"`{unparse(term)}` is not a dimension of `{param.name}` ({stored_text}): a view's axis is one of "
+                    "its axes or a product of neighbouring ones, written as in the stored shape"
+                )
+                an.error("AR221", term.span, message)
+                return None
+            terms.append(dim)
+        wanted = stored[position : position + len(terms)]
+        if tuple(terms) != wanted:
+            if not wanted:
+                why = "every stored axis is already in the view before it"
+            else:
+                expected = " * ".join(f"({d})" if d.symbol is not None and d.offset else str(d) for d in wanted)
+                why = f"the stored axes here are {expected}"
+            message = (
+                f"a view merges neighbouring axes of `{param.name}` ({stored_text}) in order; `{unparse(expr)}`: {why}"
+            )
+            an.error("AR221", expr.span, message)
+            return None
+        position += len(terms)
+        axes.append(terms[0] if len(terms) == 1 else SizeExpr(None, 0, "", tuple(terms)))
+    if position != len(stored):
+        left = stored[position:]
+        rest = f"ax{'is' if len(left) == 1 else 'es'} " + ", ".join(str(d) for d in left)
+        message = f"the view of `{param.name}` ({stored_text}) leaves out its {rest}: merge them into an axis"
+        an.error("AR221", param.view_span, message)
+        return None
+    return tuple(axes)
+
+
+def product_terms(expr: ast.Expr) -> list[ast.Expr]:
+    """`C * H * W` as [C, H, W]; anything else as itself."""
+    if isinstance(expr, ast.BinOp) and expr.op == "*":
+        return product_terms(expr.left) + product_terms(expr.right)
+    return [expr]
+
+
+def view_term(an: KernelAnalyzer, expr: ast.Expr) -> SizeExpr | None:
+    """A factor of a view's axis: a dimension the stored shape already declared (no new size symbol here)."""
+    match expr:
+        case ast.Int(value=value) if value > 0:
+            return SizeExpr(None, value)
+        case ast.Name(id=name) if name in an.constants and not isinstance(an.constants[name].value, str):
+            an.symbols.append(SymbolUse(expr.span, name, "constant", "", an.constants[name].span))
+            return SizeExpr(None, int(an.constants[name].value), label=name)
+        case ast.Name(id=name) if name in an.sizes:
+            an.symbols.append(SymbolUse(expr.span, name, "size", "i32 problem size", an.size_spans[name]))
+            return SizeExpr(name)
+        case ast.BinOp(op=("+" | "-") as op, left=ast.Name(id=name) as left, right=ast.Int(value=offset)):
+            if name in an.sizes:
+                an.symbols.append(SymbolUse(left.span, name, "size", "i32 problem size", an.size_spans[name]))
+                return SizeExpr(name, offset if op == "+" else -offset)
     return None
 
 

@@ -81,7 +81,8 @@ class ParamIR:
     value: Value
     span: Span
     default: float | int | None = None
-    is_out: bool = False
+    is_out: bool = False  # the kernel writes it: `out` or `inout`
+    is_inout: bool = False  # `inout`: it holds input data too (the reference gets a copy of it)
 
 
 @dataclass(slots=True)

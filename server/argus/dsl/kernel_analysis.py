@@ -159,7 +159,11 @@ class KernelAnalyzer:
         body = self.block
         for param in self.params:
             if isinstance(param.type, TensorT) and param.type.out and param.name not in self.written:
-                self.warn("AR408", param.span, f"output `{param.name}` is never written by a store or atomic_add")
+                if param.type.inout:
+                    message = f"in/out `{param.name}` is never written by a store or atomic_add; if the kernel only "
+                    self.warn("AR408", param.span, message + "reads it, drop `inout`")
+                else:
+                    self.warn("AR408", param.span, f"output `{param.name}` is never written by a store or atomic_add")
         return ir.KernelIR(
             self.kernel.name,
             self.params,
@@ -568,6 +572,8 @@ class KernelAnalyzer:
         return self.error("AR101", e.span, f"`{e.id}` is not defined{hint}", name=e.id)
 
     def describe(self, v: V) -> str:
+        if isinstance(v.type, TensorT) and not v.type.shape:
+            return f"the tensor itself ({v.type}); load its one element: load({v.value.name or 'T'})"
         if isinstance(v.type, TensorT):
             return f"the tensor itself ({v.type}); index it and load: load(T[i, j])"
         if isinstance(v.type, StrT) and v.type.constant:

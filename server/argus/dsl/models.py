@@ -50,7 +50,7 @@ class Tensor:
     name: str
     type: TensorT
     span: Span  # where it is declared
-    kind: str  # "input" | "output" | "temporary"
+    kind: str  # "input" | "output" | "inout" | "temporary"
     zeroed: bool = False
 
 
@@ -74,7 +74,8 @@ def type_text(t: TensorT) -> str:
 
 
 def kernel_shape_text(t: TensorT) -> str:
-    return f"{t.dtype}[{', '.join(str(d) for d in t.shape)}]"
+    """A kernel parameter's tensor type as the caller passes it (a view it declares is the kernel's own)."""
+    return f"{t.dtype}[{', '.join(str(d) for d in t.stored_shape)}]"
 
 
 class ModelAnalyzer:
@@ -138,7 +139,8 @@ class ModelAnalyzer:
 
     def scalar_param(self, param: ast.Param, dtype: DType) -> None:
         if param.is_out:
-            self.error("AR216", param.span, "only tensors can be outputs; give `out` parameters a shape")
+            word = param.mode
+            self.error("AR216", param.span, f"only tensors can be `{word}`; give `{word}` parameters a shape")
         default = None
         if param.default is not None:
             default = evaluate(param.default, {})
@@ -154,15 +156,22 @@ class ModelAnalyzer:
         dims = [self.param_dimension(d) for d in param.shape or []]
         if param.default is not None:
             self.error("AR216", param.default.span, "tensor parameters cannot have a default")
+        if param.view is not None and param.view_span is not None:
+            message = (
+                f"a model passes tensors as its caller holds them: the view of `{param.name}` belongs in the header "
+                "of the kernel that indexes it"
+            )
+            self.error("AR221", param.view_span, message)
         if None in dims:
             self.unknown.add(param.name)
             return
-        type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out)
-        self.params.append(ir.ParamIR(param.name, type_, self.value(type_, param.name), param.span, None, param.is_out))
-        kind = "output" if param.is_out else "input"
+        type_ = TensorT(dtype, tuple(d for d in dims if d is not None), param.is_out, param.is_inout)
+        value = self.value(type_, param.name)
+        self.params.append(ir.ParamIR(param.name, type_, value, param.span, None, param.is_out, param.is_inout))
+        kind = "inout" if param.is_inout else "output" if param.is_out else "input"
         self.tensors[param.name] = Tensor(param.name, type_, param.name_span, kind)
-        if not param.is_out:
-            self.written.add(param.name)  # an input holds its caller's data from the start
+        if not param.is_out or param.is_inout:
+            self.written.add(param.name)  # an input (or in/out) holds its caller's data from the start
         self.symbols.append(SymbolUse(param.name_span, param.name, "param", str(type_), param.name_span))
 
     def param_dimension(self, expr: ast.Expr) -> SizeExpr | None:
@@ -272,7 +281,9 @@ class ModelAnalyzer:
         if kernel_ast is None:
             self.not_a_kernel(call)
             return
-        signature = ", ".join(f"{p.name}: {'out ' if p.is_out else ''}{unparse_param(p)}" for p in kernel_ast.params)
+        signature = ", ".join(
+            f"{p.name}: {p.mode + ' ' if p.mode else ''}{unparse_param(p)}" for p in kernel_ast.params
+        )
         self.symbols.append(SymbolUse(name_span, name, "kernel", f"({signature})", kernel_ast.name_span))
         kernel = self.kernel_irs.get(name)
         if kernel is None or kernel_ast.broken_params:
@@ -410,9 +421,11 @@ class ModelAnalyzer:
             self.error("AR415", expr.span, message, where)
             return None
         if param.is_out and tensor.kind == "input":
+            what = "an in/out parameter" if param.is_inout else "an output"
             message = (
-                f"`{param.name}` is an output of `{kernel.name}`, and `{name}` is an input of the model: a launch must "
-                f"not overwrite its caller's input; write into a temporary or an `out` parameter of the model"
+                f"`{param.name}` is {what} of `{kernel.name}`, and `{name}` is an input of the model: a launch must "
+                f"not overwrite its caller's input; write into a temporary or an `out` parameter of the model, or "
+                f"declare `{name}: inout ...` to update it in place"
             )
             self.error("AR417", expr.span, message, where)
             return None
@@ -488,7 +501,7 @@ class ModelAnalyzer:
     ) -> bool:
         """Bind the kernel's size symbols from one tensor argument's extents (AR416 where they disagree)."""
         assert isinstance(param.type, TensorT)
-        kernel_dims, extents = param.type.shape, tensor.type.shape
+        kernel_dims, extents = param.type.stored_shape, tensor.type.shape  # a view is the kernel's own
         takes = f"`{param.name}` of `{kernel.name}` is {kernel_shape_text(param.type)}"
         if len(kernel_dims) != len(extents):
             message = (
@@ -549,10 +562,11 @@ class ModelAnalyzer:
         return True
 
     def flow(self, args: list[LaunchArg], kernel: ir.KernelIR, kernel_ast: ast.Kernel) -> None:
-        """Reads before writes: an input argument must hold data by the time its launch runs."""
+        """Reads before writes: an input argument (an in/out one too) must hold data by the time its launch runs."""
         outputs = {p.name for p in kernel.params if p.is_out}
+        pure_outputs = {p.name for p in kernel.params if p.is_out and not p.is_inout}
         for arg in args:
-            if arg.kind != "tensor" or arg.param in outputs:
+            if arg.kind != "tensor" or arg.param in pure_outputs:
                 continue
             name = str(arg.value)
             self.read.add(name)

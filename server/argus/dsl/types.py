@@ -81,15 +81,45 @@ def shape_text(shape: Shape) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SizeExpr:
-    """A tensor dimension: a size symbol plus an offset, or a constant (symbol None)."""
+    """A tensor dimension: a size symbol plus an offset, or a constant (symbol None); or, on a view a parameter
+    declares (`x: f16[B, C, H, W] as [B, C * H * W]`), the product of stored dimensions (`factors`, each one of
+    the other forms; symbol None and offset 0 then)."""
 
     symbol: str | None
     offset: int = 0
     label: str = ""
+    factors: tuple[SizeExpr, ...] = ()
+
+    @property
+    def is_product(self) -> bool:
+        return bool(self.factors)
+
+    def value(self, sizes: dict) -> int | None:
+        """The length at these sizes (symbol -> int), or None when a symbol it needs is not there."""
+        if self.factors:
+            total = 1
+            for factor in self.factors:
+                length = factor.value(sizes)
+                if length is None:
+                    return None
+                total *= length
+            return total
+        if self.symbol is None:
+            return self.offset
+        length = sizes.get(self.symbol)
+        return None if length is None else int(length) + self.offset
+
+    def symbols(self) -> list[str]:
+        """The size symbols the dimension is made of."""
+        if self.factors:
+            return [s for f in self.factors for s in f.symbols()]
+        return [] if self.symbol is None else [self.symbol]
 
     def __str__(self) -> str:
         if self.label:
             return self.label
+        if self.factors:
+            return " * ".join(f"({f})" if f.symbol is not None and f.offset else str(f) for f in self.factors)
         if self.symbol is None:
             return str(self.offset)
         if self.offset:
@@ -118,13 +148,26 @@ class TileT:
 
 @dataclass(frozen=True, slots=True)
 class TensorT:
+    """A tensor parameter. `shape` is what the kernel indexes; `stored`, for a parameter that declares a view
+    (`x: f16[B, C, H, W] as [B, C * H * W]`), the shape the caller's tensor has (None: the same as `shape`).
+    `out`: the kernel may write it (`out` or `inout`); `inout`: it also holds input data."""
+
     dtype: DType
     shape: tuple[SizeExpr, ...]
     out: bool
+    inout: bool = False
+    stored: tuple[SizeExpr, ...] | None = None
+
+    @property
+    def stored_shape(self) -> tuple[SizeExpr, ...]:
+        """The shape of the tensor the caller passes (the launcher checks it, the gate makes it)."""
+        return self.shape if self.stored is None else self.stored
 
     def __str__(self) -> str:
-        dims = ", ".join(str(d) for d in self.shape)
-        return f"{'out ' if self.out else ''}{self.dtype}[{dims}] tensor"
+        mode = "inout " if self.inout else "out " if self.out else ""
+        dims = ", ".join(str(d) for d in self.stored_shape)
+        view = "" if self.stored is None else " as [" + ", ".join(str(d) for d in self.shape) + "]"
+        return f"{mode}{self.dtype}[{dims}]{view} tensor"
 
 
 @dataclass(frozen=True, slots=True)

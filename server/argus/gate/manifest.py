@@ -27,7 +27,8 @@ def kernel_facts(check: CheckResult, name: str) -> dict:
     "lowest" for atomic_max, "highest" for atomic_min: argus.dsl.atomics)."""
     kernel = check.analysis.kernels[name]
     outputs: dict[str, int] = {}
-    starts = accumulated_outputs(kernel.body)
+    inouts = {p.name for p in kernel.params if p.is_inout}  # they accumulate onto their input value: not zeroed
+    starts = {k: v for k, v in accumulated_outputs(kernel.body).items() if k not in inouts}
     dot_dtype = None
     for op in ir.walk_ops(kernel.body):
         if op.kind in WRITES:
@@ -65,7 +66,8 @@ def model_facts(check: CheckResult, name: str) -> dict:
     dot_dtype = None
     for launch in model.launches:
         kernel = kernels[launch.kernel]
-        atomic = accumulated_outputs(kernel.body)
+        inouts = {p.name for p in kernel.params if p.is_inout}  # an in/out one adds onto what it holds
+        atomic = {k: v for k, v in accumulated_outputs(kernel.body).items() if k not in inouts}
         for arg in launch.args:
             if arg.kind == "tensor" and kernel.tensor(arg.param) is not None and arg.param in kernel_outputs(kernel):
                 outputs[str(arg.value)] = launch.line

@@ -420,10 +420,7 @@ class Sites:
             if tensor is None or read is None:
                 continue
             dim = tensor.type.shape[read]
-            length = (self.sizes or {}).get(dim.symbol) if dim.symbol is not None else None
-            length = None if length is None else int(length) + dim.offset
-            if dim.symbol is None:
-                length = dim.offset
+            length = dim.value(self.sizes or {})
             tile = operand.type.shape[axis].value
             return {
                 "row_tensor": tensor.name,

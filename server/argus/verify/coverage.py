@@ -39,8 +39,8 @@ class CoverageObligation(Obligation):
 def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obligation]:
     obligations: list[Obligation] = []
     for param in first.kernel.params:
-        if not getattr(param.type, "out", False):
-            continue
+        if not getattr(param.type, "out", False) or getattr(param.type, "inout", False):
+            continue  # an in/out tensor keeps its input value where the kernel does not write it
         writes = [a for a in first.accesses if a.tensor == param.name and a.kind in WRITES]
         if not writes:
             continue  # the analyzer already warns (AR408)

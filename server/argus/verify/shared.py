@@ -7,7 +7,7 @@ import itertools
 import z3
 
 from argus.dsl import ir
-from argus.dsl.types import TensorT
+from argus.dsl.types import SizeExpr, TensorT
 from argus.verify.facts import DataFacts
 from argus.verify.model import Sym
 from argus.verify.origins import TagOrigins
@@ -70,7 +70,14 @@ class Shared:
         return self.functions[tensor]
 
     def dims(self, param: ir.ParamIR) -> list[z3.ArithRef]:
-        dims = []
-        for d in param.type.shape:
-            dims.append(z3.IntVal(d.offset) if d.symbol is None else self.sizes[d.symbol] + d.offset)
-        return dims
+        """The extents of the tensor as the kernel indexes it: a view's axis is the product of the stored axes it
+        merges (`C * H * W`, a nonlinear term, the same one the body's `C * H * W` evaluates to)."""
+        return [self.dim(d) for d in param.type.shape]
+
+    def dim(self, d: SizeExpr) -> z3.ArithRef:
+        if d.factors:
+            product = self.dim(d.factors[0])
+            for factor in d.factors[1:]:
+                product = product * self.dim(factor)
+            return product
+        return z3.IntVal(d.offset) if d.symbol is None else self.sizes[d.symbol] + d.offset

@@ -50,6 +50,8 @@ def call_in_range(an: KernelAnalyzer, e: ast.Call, name: str) -> V:
         return ERROR
     if not isinstance(tensor.type, TensorT) or not tensor.type.dtype.is_integer:
         return an.error("AR204", args["T"].span, f"in_range takes an integer tensor, not {tensor.type}")
+    if tensor.type.out:
+        return written_fact(an, args["T"], tensor, "in_range")
     for name, bound in (("lo", lo), ("hi", hi)):
         if not isinstance(bound.type, ScalarT) or not bound.type.dtype.is_integer:
             return an.error("AR204", args[name].span, f"in_range's {name} is an integer scalar, not {bound.type}")
@@ -78,5 +80,15 @@ def tensor_count_fact(an: KernelAnalyzer, e: ast.Call, fact: str) -> V:
         return an.error("AR204", args["T"].span, f"{fact} takes a 1-D integer tensor, not {tensor.type}")
     if not isinstance(n.type, ScalarT) or not n.type.dtype.is_integer:
         return an.error("AR204", args["n"].span, f"{fact}'s n is an integer scalar, not {n.type}")
+    if tensor.type.out:
+        return written_fact(an, args["T"], tensor, fact)
     result_type = ScalarT(BOOL)
     return V(result_type, an.emit(fact, [tensor.value, n.value], result_type, e.span), span=e.span)
+
+
+def written_fact(an: KernelAnalyzer, expr: ast.Expr, tensor: V, fact: str) -> V:
+    """A data fact holds of an input's contents for the whole launch; a tensor the kernel writes (`out`, `inout`)
+    may stop holding it after the first store, and the verifier would still assume it."""
+    name = tensor.value.name or "T"
+    message = f"{fact} states a fact about an input's contents; `{name}` is written by the kernel ({tensor.type})"
+    return an.error("AR216", expr.span, message)

@@ -53,6 +53,11 @@ def tensor_access(an: KernelAnalyzer, e: ast.Subscript, tensor: V) -> V:
         if isinstance(index, ast.FullSlice | ast.NoneLit):
             return an.error("AR208", index.span, "tensor indices are index values or vectors (arange), not `:` or None")
     if len(e.indices) != rank:
+        if rank == 0:
+            message = (
+                f"`{name}` is 0-d ({tensor_type}): access its one element by its bare name, as in store({name}, v)"
+            )
+            return an.error("AR208", e.span, message)
         return an.error("AR208", e.span, f"`{name}` has {rank} axes but {len(e.indices)} indices are given")
     values = [an.expr(i) for i in e.indices]
     for index, v in zip(e.indices, values, strict=True):
@@ -145,11 +150,29 @@ def per_axis_mask(
 
 def access_arg(an: KernelAnalyzer, expr: ast.Expr, what: str) -> V:
     v = an.expr(expr)
+    if v.ref is None and isinstance(v.type, TensorT):
+        return bare_tensor_access(an, expr, v, what)
     if v.ref is None:
         if not isinstance(v.type, ErrorT):
             an.error("AR208", expr.span, f"{what} takes a tensor access such as A[rows, cols], not {v.type}")
         return ERROR
     return v
+
+
+def bare_tensor_access(an: KernelAnalyzer, expr: ast.Expr, tensor: V, what: str) -> V:
+    """A 0-d tensor's bare name (`store(loss, v)`, `load(scale)`) is the access of its one element; a tensor with
+    axes needs its indices."""
+    tensor_type: TensorT = tensor.type
+    name = tensor.value.name or "tensor"
+    if tensor_type.shape:
+        rank = len(tensor_type.shape)
+        message = (
+            f"{what} takes a tensor access such as {name}[{', '.join(['i'] * rank)}]: `{name}` has {rank} "
+            f"ax{'is' if rank == 1 else 'es'} ({tensor_type}); only a 0-d tensor is accessed by its bare name"
+        )
+        return an.error("AR208", expr.span, message)
+    ref = Ref(tensor.value, name, [], ())
+    return V(RefT(name, tensor_type.dtype, ()), ref=ref, span=expr.span)
 
 
 def mask_arg(an: KernelAnalyzer, expr: ast.Expr, shape: Shape) -> ir.Value | V | None:
@@ -218,6 +241,8 @@ def call_store(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
     target = args["ref"]
     if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
         an.written.add(target.value.id)  # even when the store has an error: the intent is clear
+    elif isinstance(target, ast.Name):
+        an.written.add(target.id)  # a 0-d tensor, written by its bare name
     access = access_arg(an, args["ref"], kind)
     value = value_arg(an, args["value"])
     if access is ERROR or isinstance(value.type, ErrorT):
@@ -225,9 +250,11 @@ def call_store(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
     ref: Ref = access.ref
     tensor_type: TensorT = ref.tensor.type
     if not tensor_type.out:
-        return an.error(
-            "AR211", args["ref"].span, f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it"
+        message = (
+            f"`{ref.name}` is an input; declare it `{ref.name}: out ...` to write it, or `{ref.name}: inout ...` to "
+            "read and write it in place"
         )
+        return an.error("AR211", args["ref"].span, message)
     if not fits(shape_of(value.type), ref.shape):
         return an.error(
             "AR201",

@@ -97,12 +97,15 @@ def poison(tensor) -> None:
         tensor.fill_(torch.iinfo(tensor.dtype).min)
 
 
-def reference_arguments(reference, inputs: dict, outputs: list[str]) -> dict:
-    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in), and its
-    outputs as shape-only stand-ins: tensors of their shape and dtype on torch's meta device, which hold no data.
-    The generated reference reads every size symbol from the shapes (sizes_of), and a symbol only an output's
-    shape has (`z: out f32[M, N]` from `x: f32[N]`) has no other source."""
-    given = {name: shape_only(value) if name in outputs else value for name, value in inputs.items()}
+def reference_arguments(reference, inputs: dict, outputs: list[str], inouts: list[str] = ()) -> dict:
+    """The reference takes the kernel's inputs by name (clones, so nothing the kernel did can leak in: an in/out
+    tensor arrives with its initial value, the kernel then updates the original), and its outputs as shape-only
+    stand-ins: tensors of their shape and dtype on torch's meta device, which hold no data. The generated
+    reference reads every size symbol from the shapes (sizes_of), and a symbol only an output's shape has
+    (`z: out f32[M, N]` from `x: f32[N]`) has no other source."""
+    given = {
+        name: shape_only(value) if name in outputs and name not in inouts else value for name, value in inputs.items()
+    }
     parameters = inspect.signature(reference).parameters
     if not any(p.kind == inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
         given = {name: value for name, value in given.items() if name in parameters}
@@ -195,6 +198,9 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
     kernel = phases.kernel
     _, problem, entry = phases.load()
     outputs = list(problem.OUTPUTS)
+    inouts = list(
+        getattr(problem, "INOUTS", [])
+    )  # outputs that hold input data: copied for the reference, not poisoned
     accumulated = set(phases.facts.get("accumulated_outputs", []))
     starts = phases.facts.get("accumulated_starts", {})
     reductions = phases.facts.get("reductions", {})
@@ -207,8 +213,10 @@ def check_kernel(phases: Phases, device: str, trials: int, seed: int | None) -> 
     for number_, (sizes, trial_seed) in enumerate(zip(plan, seeds, strict=True), 1):
         started = time.perf_counter()
         inputs = phases.run("inputs", problem.make_inputs, dict(sizes), trial_seed, device)
-        reference_args = phases.run("reference", reference_arguments, problem.reference, inputs, outputs)
+        reference_args = phases.run("reference", reference_arguments, problem.reference, inputs, outputs, inouts)
         for name in outputs:
+            if name in inouts:
+                continue  # its input value is what the kernel updates; unwritten elements must keep it
             if name in accumulated:
                 start(inputs[name], starts.get(name, "zero"))  # atomics accumulate: unwritten elements stay undetected
             else:

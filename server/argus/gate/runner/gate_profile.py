@@ -194,7 +194,8 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
         "launches": launches,
     }
     facts["percent_of_ceiling"] = facts["percent_of_compute"] if compute_bound else facts["percent_of_bandwidth"]
-    reference_args = reference_arguments(problem.reference, inputs, list(problem.OUTPUTS))
+    inouts = list(getattr(problem, "INOUTS", []))
+    reference_args = reference_arguments(problem.reference, inputs, list(problem.OUTPUTS), inouts)
     budget = 20.0  # seconds per reference timing: a slow eager reference gets fewer trials, said in the result
     progress(f"{kernel}: timing the reference (eager)")
     eager = lambda: problem.reference(**reference_args)  # noqa: E731

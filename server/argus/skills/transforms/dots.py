@@ -75,6 +75,8 @@ def operand_source(facts: KernelFacts, call: ast.Call, which: int) -> Operand | 
             if len(on_axis) != 1 or param is None:
                 return None
             dim = param.type.shape[on_axis[0]]
+            if dim.is_product:  # an axis of a declared view: no one size to compare
+                return None
             return Operand(tensor, on_axis[0], len(param.type.shape), dim.symbol, dim.offset, source)
         else:
             return None
