@@ -75,7 +75,7 @@ def test_the_entry_describes_the_view(build):
     assert x["shape"] == ["B", "C", "H", "W"] and x["view"] == [[0], [1, 2, 3]]
     assert x["view_shape"] == ["B", "C * H * W"]
     assert entry["strides"] == {"x": ["x_stride0", "x_stride1"], "y": ["y_stride0", "y_stride1"], "peak": []}
-    assert entry["inout"] == ["peak"] and entry["accumulated"] == []
+    assert entry["inout"] == ["peak"] and entry["accumulated"] == {}  # peak is in/out: kept, not started
 
 
 def test_an_inout_tensor_is_passed_as_it_is_and_never_zeroed(build):
