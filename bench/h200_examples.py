@@ -2,7 +2,7 @@
 
     python bench/h200_examples.py bundle [--out build/h200] [--from examples/models]
                                                                  one bundle per example, plus run_all.sh
-    bash build/h200/run_all.sh RESULTS_DIR                       on the GPU machine (torch and triton only)
+    [JOBS=8] bash build/h200/run_all.sh RESULTS_DIR              on the GPU machine (torch and triton only)
     python bench/h200_examples.py table RESULTS_DIR/*.json       the markdown table for docs/perf.md
 
 The ceilings (copy bandwidth, cuBLAS fp16 and bf16 GEMM) are measured once per run_all.sh, by the first
@@ -20,17 +20,24 @@ EXAMPLES = ROOT / "examples"
 
 RUN_ALL = """#!/usr/bin/env bash
 # Gate every example bundle in this folder on the GPU: python3 NAME/run.py for each, results to RESULTS_DIR.
+# The first bundle runs alone and measures the ceilings; the others run JOBS at a time, taking turns on the
+# GPU for their correctness trials and timings (--gpu-lock) while imports and compiles overlap.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/results}
-device=${DEVICE:-cuda}
 mkdir -p "$out"
-ceilings=$(mktemp -u /tmp/argus-ceilings-XXXXXX.json)
-for dir in "$here"/*/; do
-    name=$(basename "$dir")
-    python3 "$dir/run.py" --device "$device" --timeout "${TIMEOUT:-240}" --trials "${TRIALS:-5}" \\
-        --ceilings-file "$ceilings" --out "$out/$name.json"
-done
+export DEVICE=${DEVICE:-cuda} TIMEOUT=${TIMEOUT:-240} TRIALS=${TRIALS:-5} OUT_DIR=$out
+export CEILINGS=$(mktemp -u /tmp/argus-ceilings-XXXXXX.json) LOCK=$(mktemp -u /tmp/argus-gpu-XXXXXX.lock)
+gate_one() {
+    name=$(basename "$1")
+    python3 "$1/run.py" --device "$DEVICE" --timeout "$TIMEOUT" --trials "$TRIALS" --gpu-lock "$LOCK" \\
+        --ceilings-file "$CEILINGS" --out "$OUT_DIR/$name.json" > "$OUT_DIR/$name.log" 2>&1
+    echo "$name: exit $? ($(date +%T))"
+}
+export -f gate_one
+dirs=$(find "$here" -mindepth 2 -maxdepth 2 -name run.py -printf '%h\\n' | sort)  # bundles, not results
+gate_one "$(echo "$dirs" | head -n 1)"
+echo "$dirs" | tail -n +2 | xargs -P "${JOBS:-1}" -I{} bash -c 'gate_one "$1"' _ {}
 """
 
 

@@ -142,29 +142,60 @@ def test_a_kernel_only_the_model_covers_or_an_unknown_name_is_said_before_any_ru
 
 
 PROFILE_ON_THE_CPU = """
-import json, sys
+import contextlib, json, sys
 sys.path.insert(0, sys.argv[1])
 import torch
 import gate_profile
 from gate_common import Bundle, Phases
 
+events = []
+made = {}
+
 
 class CountingTimer:
     # CUDA events need a GPU: this stand-in runs each timed function once and reports one millisecond
     def time(self, fn, trials, *rest):
+        events.append("timed")
         fn()
         return {"ms_median": 1.0, "ms_p10": 1.0, "ms_p90": 1.0, "trials": 1}
 
 
-phases = Phases(Bundle(__import__("pathlib").Path(sys.argv[1])), "double_shift", "profile")
-module, problem, entry = phases.load()
-sizes = dict(problem.SIZES["small"])
-inputs = problem.make_inputs(sizes, 0, "cpu")
-launches = []
-timed = gate_profile.time_model(phases, module, entry, inputs, CountingTimer(), 100, sizes, launches)
-counts = gate_profile.work_counts(entry, sizes, inputs)
-error = float((inputs["y"] - (inputs["x"] * 2 + 1)).abs().max())
-print(json.dumps({"timed": timed, "launches": launches, "counts": counts, "error": error}))
+def compile_stand_in(reference):
+    events.append("compiled")
+    return reference
+
+
+@contextlib.contextmanager
+def turn():
+    events.append("taken")
+    yield
+    events.append("released")
+
+
+loaded = Phases.load
+
+
+def load_on_the_cpu(self):
+    module, problem, entry = loaded(self)
+    make_inputs = problem.make_inputs
+
+    def on_the_cpu(sizes, seed, device):
+        made.update(make_inputs(sizes, seed, "cpu"))
+        return made
+
+    problem.make_inputs = on_the_cpu
+    return module, problem, entry
+
+
+Phases.load = load_on_the_cpu
+gate_profile.Timer = CountingTimer
+torch.compile = compile_stand_in
+torch.cuda.synchronize = lambda: None
+ceilings = {"copy_gb_per_s": 4000.0, "gemm_fp16_tflops": 600.0, "gemm_bf16_tflops": 700.0}
+record = gate_profile.run_profile(Bundle(__import__("pathlib").Path(sys.argv[1])), "double_shift", "cuda", 100,
+                                  ceilings, True, turn)
+error = float((made["y"] - (made["x"] * 2 + 1)).abs().max())
+print(json.dumps({"record": record, "events": events, "error": error}))
 """
 
 
@@ -189,10 +220,16 @@ def test_the_profile_stage_times_the_model_and_each_launch_alone(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["record"]["status"] == "passed", found["record"]
     assert found["error"] < 1e-6  # the recorded run was a real one
-    assert [(launch["kernel"], launch["line"]) for launch in found["launches"]] == [
+    facts = found["record"]["facts"]
+    assert [(launch["kernel"], launch["line"]) for launch in facts["launches"]] == [
         ("double", line_of("    double(x, t)")),
         ("shift", line_of("    shift(t, y)")),
     ]
-    assert all(launch["timing"]["ms_median"] == 1.0 for launch in found["launches"])
-    assert found["counts"] == {"flops": 2 * 384, "bytes": 4 * 4 * 300}  # two launches of 3 tiles of 128, 4 tensors
+    assert all(launch["timing"]["ms_median"] == 1.0 for launch in facts["launches"])
+    assert (facts["flops"], facts["bytes"]) == (2 * 384, 4 * 4 * 300)  # two launches of 3 tiles of 128, 4 tensors
+    assert facts["speedup_over_eager"] == facts["speedup_over_compiled"] == 1.0
+    # torch.compile compiles before the GPU is taken; the model, each launch and both references are timed
+    # while it is held, and nothing after it is released
+    assert found["events"] == ["compiled", "taken"] + ["timed"] * 5 + ["released"]

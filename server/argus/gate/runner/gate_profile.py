@@ -11,8 +11,11 @@ its counts summed over the launches; then each launch alone, its kernel with the
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from gate_common import (
     Bundle,
@@ -122,11 +125,9 @@ def work_counts(entry: dict, sizes: dict, inputs: dict) -> dict:
 
 
 def time_model(phases: Phases, module, entry: dict, inputs: dict, timer: Timer, trials: int, sizes: dict,
-               launches: list[dict]) -> dict:  # fmt: skip
-    """The model's function as a user calls it; then each of its launches alone (into `launches`)."""
+               calls: list, launches: list[dict]) -> dict:  # fmt: skip
+    """The model's function as a user calls it; then each of its recorded `calls` alone (into `launches`)."""
     model = phases.kernel
-    # One real run, recorded: the launchers' checks, the JIT compilations, and each launch's arguments.
-    calls = phases.run("launch", record_model_launches, module, entry, inputs, True)
     progress(f"{model}: timing the model, {trials} trials at {sizes_text(sizes)}")
     timed = phases.run("launch", timer.time, lambda: launch(entry, inputs), trials)
     lines = [record["line"] for record in phases.facts.get("launches", [])]
@@ -140,19 +141,34 @@ def time_model(phases: Phases, module, entry: dict, inputs: dict, timer: Timer, 
 
 
 def run_profile(
-    bundle: Bundle, kernel: str, device: str, trials: int, ceilings: dict | None, time_compiled: bool = True
+    bundle: Bundle,
+    kernel: str,
+    device: str,
+    trials: int,
+    ceilings: dict | None,
+    time_compiled: bool = True,
+    turn: Callable[[], AbstractContextManager] = contextlib.nullcontext,
 ) -> dict:
     if device != "cuda":
         return stage_record("skipped", "profiling needs a GPU")
     if ceilings is None:
         return stage_record("error", "the ceilings could not be measured, so no percentages")
     try:
-        return profile_kernel(Phases(bundle, kernel, "profile"), max(100, trials), ceilings, time_compiled)
+        return profile_kernel(Phases(bundle, kernel, "profile"), max(100, trials), ceilings, time_compiled, turn)
     except StageStop as stop:
         return stopped(stop)
 
 
-def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: bool = True) -> dict:
+def profile_kernel(
+    phases: Phases,
+    trials: int,
+    ceilings: dict,
+    time_compiled: bool = True,
+    turn: Callable[[], AbstractContextManager] = contextlib.nullcontext,
+) -> dict:
+    """Compile everything first (the kernel's JIT, torch.compile of the reference), then time inside `turn`:
+    runners side by side hold the GPU (run.py's --gpu-lock) only for the seconds of timing, not for the
+    compiles, which are most of a profile stage's wall time."""
     import torch
 
     kernel = phases.kernel
@@ -162,16 +178,26 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
     inputs = phases.run("inputs", problem.make_inputs, sizes, 0, "cuda")
     timer = phases.run("measure", Timer)
     launches: list[dict] = []
-    if phases.bundle.is_model(kernel):
-        timed = time_model(phases, module, entry, inputs, timer, trials, sizes, launches)
+    is_model = phases.bundle.is_model(kernel)
+    if is_model:
+        # One real run, recorded: the launchers' checks, the JIT compilations, and each launch's arguments.
+        calls = phases.run("launch", record_model_launches, module, entry, inputs, True)
     else:
         phases.run("launch", launch, entry, inputs)  # the launcher's checks, once, and the JIT compilation
         # Timed: the jit function with the arguments the launcher computed, so the launcher's Python checks stay
         # out of the numbers (they run before the kernel is queued, which the events would count as idle GPU).
         grid, args, kwargs = phases.run("launch", record_launch, module, kernel, inputs)
         jit = entry["jit"]
-        progress(f"{kernel}: timing the kernel, {trials} trials at {sizes_text(sizes)}")
-        timed = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)
+    inouts = list(getattr(problem, "INOUTS", []))
+    reference_args = reference_arguments(problem.reference, inputs, list(problem.OUTPUTS), inouts)
+    compiled, compile_failure = compile_reference(problem.reference, reference_args) if time_compiled else (None, "")
+    with turn():
+        if is_model:
+            timed = time_model(phases, module, entry, inputs, timer, trials, sizes, calls, launches)
+        else:
+            progress(f"{kernel}: timing the kernel, {trials} trials at {sizes_text(sizes)}")
+            timed = phases.run("launch", timer.time, lambda: jit[grid](*args, **kwargs), trials)
+        eager, compiled_timing = time_references(phases, timer, problem.reference, reference_args, compiled, trials)
     counts = phases.run("measure", work_counts, entry, sizes, inputs)
     flops, moved = float(counts["flops"]), float(counts["bytes"])
     seconds = timed["ms_median"] * 1e-3
@@ -194,23 +220,41 @@ def profile_kernel(phases: Phases, trials: int, ceilings: dict, time_compiled: b
         "launches": launches,
     }
     facts["percent_of_ceiling"] = facts["percent_of_compute"] if compute_bound else facts["percent_of_bandwidth"]
-    inouts = list(getattr(problem, "INOUTS", []))
-    reference_args = reference_arguments(problem.reference, inputs, list(problem.OUTPUTS), inouts)
-    budget = 20.0  # seconds per reference timing: a slow eager reference gets fewer trials, said in the result
-    progress(f"{kernel}: timing the reference (eager)")
-    eager = lambda: problem.reference(**reference_args)  # noqa: E731
-    facts["eager"] = phases.run("reference", timer.time, eager, trials, 100.0, budget)
-    facts["speedup_over_eager"] = facts["eager"]["ms_median"] / timed["ms_median"]
+    facts["eager"] = eager
+    facts["speedup_over_eager"] = eager["ms_median"] / timed["ms_median"]
     if not time_compiled:
         notes.append("the torch.compile reference was not timed (--references eager)")
-        torch.cuda.synchronize()
-        return stage_record("passed", "", facts)
-    progress(f"{kernel}: compiling the reference with torch.compile")
-    try:
-        compiled = torch.compile(problem.reference)
-        facts["compiled"] = timer.time(lambda: compiled(**reference_args), trials, 100.0, budget)
-        facts["speedup_over_compiled"] = facts["compiled"]["ms_median"] / timed["ms_median"]
-    except Exception as exc:  # torch.compile failing on a reference is a fact about torch, not about the kernel
-        notes.append(f"torch.compile of the reference failed: {one_line(exception_text(exc))}")
+    elif compiled_timing is None:
+        notes.append(compile_failure)
+    else:
+        facts["compiled"] = compiled_timing
+        facts["speedup_over_compiled"] = compiled_timing["ms_median"] / timed["ms_median"]
     torch.cuda.synchronize()
     return stage_record("passed", "", facts)
+
+
+def compile_reference(reference, reference_args: dict):
+    """torch.compile of the reference, compiled by one call (the compile happens at the first call): the
+    compiled function and "", or None and why it failed, which is a fact about torch, not about the kernel."""
+    import torch
+
+    progress("compiling the reference with torch.compile")
+    try:
+        compiled = torch.compile(reference)
+        compiled(**reference_args)
+        torch.cuda.synchronize()
+        return compiled, ""
+    except Exception as exc:
+        return None, f"torch.compile of the reference failed: {one_line(exception_text(exc))}"
+
+
+def time_references(phases: Phases, timer: Timer, reference, reference_args: dict, compiled, trials: int):
+    """The reference as written (eager) and, when it compiled, under torch.compile; a slow reference gets fewer
+    trials (a budget per timing, said in the result's trial count)."""
+    budget = 20.0
+    progress(f"{phases.kernel}: timing the reference (eager)")
+    eager = phases.run("reference", timer.time, lambda: reference(**reference_args), trials, 100.0, budget)
+    if compiled is None:
+        return eager, None
+    progress(f"{phases.kernel}: timing the reference (torch.compile)")
+    return eager, timer.time(lambda: compiled(**reference_args), trials, 100.0, budget)

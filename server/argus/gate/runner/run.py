@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import os
 import re
@@ -66,6 +67,8 @@ def run_worker(args: argparse.Namespace) -> int:
 
         with gpu_lock(args):
             record = {"ceilings": gate_profile.measure_ceilings()}
+    elif args.worker == "profile":  # holds the lock only while it times (gate_profile's `turn`)
+        record = run_stage(bundle, args)
     else:
         with gpu_lock(args):
             record = run_stage(bundle, args)
@@ -82,8 +85,9 @@ def run_worker(args: argparse.Namespace) -> int:
 @contextlib.contextmanager
 def gpu_lock(args: argparse.Namespace):
     """With --gpu-lock, the GPU stages of runners started side by side take turns on the GPU: each holds an
-    exclusive lock on that file while it launches (torch and triton are imported before, outside the lock), so
-    a timing never shares the GPU, while imports and compiles run in parallel. A wait for the lock is said
+    exclusive lock on that file while it launches (torch and triton are imported before, outside the lock; the
+    profile stage compiles its kernel and torch.compile's reference before it asks), so a timing never shares
+    the GPU, while imports and compiles run in parallel. A wait for the lock is said
     (LOCK_WAITING, then LOCK_TAKEN): the parent does not count it against the stage's time limit."""
     if not args.gpu_lock or args.device != "cuda" or args.worker not in ("correct", "profile", "ceilings"):
         yield
@@ -132,7 +136,8 @@ def run_stage(bundle: Bundle, args: argparse.Namespace) -> dict:
 
     ceilings = json.loads(args.ceilings) if args.ceilings else None
     time_compiled = args.references == "all"
-    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings, time_compiled)
+    turn = functools.partial(gpu_lock, args)
+    return gate_profile.run_profile(bundle, kernel, args.device, args.profile_trials, ceilings, time_compiled, turn)
 
 
 # ---- the parent side: children with limits ----------------------------------------------------------------
