@@ -144,7 +144,7 @@ def padding(
     is every lane that differs only along them, and the witness names a real lane by each coordinate."""
     if not ev.emitting or tree is None or valid is None:
         return
-    bad = reaching_leaves(fn, tree, valid)
+    bad = reaching_leaves(fn, tree, valid, lane if isinstance(lane, tuple) else (lane,))
     if not bad:
         return
     if isinstance(frame, Spelled):
@@ -400,14 +400,20 @@ class Spelled:
 Frame = tuple[int, ...] | Spelled  # a shape: the coordinates and ranges of its elements, built when needed
 
 
-def reaching_leaves(fn: str, tree: Tree, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
+def reaching_leaves(
+    fn: str, tree: Tree, valid: z3.BoolRef, lanes: tuple[z3.ArithRef, ...]
+) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
     """The leaves of `tree` on a path that is not a real lane of `valid` whose values would change `fn`:
-    what AR313 asks z3 about. Empty for most reductions, and found without building a z3 term."""
+    what AR313 asks z3 about. Empty for most reductions, and found without building a z3 term. Only a
+    condition on the reduced `lanes` tells a real lane from padding within a row: a re-mask by the row's own
+    condition (`where((rm < S)[:, None], qk, -inf)` before a max along the keys) leaves the padded keys of
+    every live row as they were."""
     found = leaves(tree)
     finite = [leaf.values for _, leaf in found if leaf.values.finite]
     low = min((v.lo for v in finite), default=float("inf"))
     high = max((v.hi for v in finite), default=float("-inf"))
-    return [(path, leaf) for path, leaf in padding_leaves(found, valid) if not harmless(fn, leaf.values, low, high)]
+    chosen = padding_leaves(found, valid, lanes)
+    return [(path, leaf) for path, leaf in chosen if not harmless(fn, leaf.values, low, high)]
 
 
 def divisor_name(value: ir.Value) -> str:
@@ -427,9 +433,12 @@ def zero_paths(tree: Tree, path: tuple[z3.BoolRef, ...] = ()) -> list[tuple[z3.B
     return zero_paths(tree.then, (*path, tree.cond)) + zero_paths(tree.orelse, (*path, z3.Not(tree.cond)))
 
 
-def padding_leaves(found, valid: z3.BoolRef) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
-    """The leaves (with their paths) on no path through a real lane of `valid` (a conjunct of it taken)."""
-    real_lanes = set(conjuncts(valid))
+def padding_leaves(
+    found, valid: z3.BoolRef, lanes: tuple[z3.ArithRef, ...] = ()
+) -> list[tuple[tuple[z3.BoolRef, ...], Leaf]]:
+    """The leaves (with their paths) on no path through a real lane of `valid` (a conjunct of it taken; with
+    `lanes`, a conjunct that depends on one of them)."""
+    real_lanes = set(conjuncts(valid, lanes))
     return [(path, leaf) for path, leaf in found if not any(c.get_id() in real_lanes for c in path)]
 
 
@@ -447,12 +456,13 @@ def any_product_reaches(padded: Sym, other: Tree) -> bool:
         return True  # the full computation gives it up the same way
 
 
-def conjuncts(term: z3.BoolRef) -> list[int]:
-    """The ids of a mask and of its conjuncts: a lane under any of them is a real lane."""
-    out = [term.get_id()]
+def conjuncts(term: z3.BoolRef, lanes: tuple[z3.ArithRef, ...] = ()) -> list[int]:
+    """The ids of a mask and of its conjuncts (with `lanes`, those that depend on one): a lane under any of
+    them is a real lane."""
+    out = [term.get_id()] if not lanes or depends_on(term, list(lanes)) else []
     if z3.is_and(term):
         for child in term.children():
-            out += conjuncts(child)
+            out += conjuncts(child, lanes)
     return out
 
 
