@@ -15,7 +15,7 @@ from functools import partial
 
 import z3
 
-from argus.dsl.atomics import WRITES
+from argus.dsl.atomics import ACCUMULATING, WRITES
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.facts import Permutation
@@ -44,6 +44,8 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
         writes = [a for a in first.accesses if a.tensor == param.name and a.kind in WRITES]
         if not writes:
             continue  # the analyzer already warns (AR408)
+        if scatters_through_data(first, writes):
+            continue  # a scatter keeps its start where the data names no element: no coverage claim
         dims = first.shared.dims(param)
         targets = TARGETS[: len(dims)]
         assumptions = [z3.And(x >= 0, x < d) for x, d in zip(targets, dims, strict=True)]
@@ -76,6 +78,23 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
             )
         )
     return obligations
+
+
+def scatters_through_data(first: Evaluator, writes: list[Access]) -> bool:
+    """Whether every write of an output accumulates (`atomic_add`, `atomic_max`, `atomic_min`) at an index that
+    depends on loaded data (`out[idx[i], d]`: a scatter-add, a histogram). Such an output starts at the
+    accumulation's identity (0, -inf, inf: the launcher and the gate set it, docs/language.md), and an element
+    the data never names keeps it: that is the scatter's meaning (`index_add_`, `bincount`), so the output has
+    no coverage claim. An output an accumulating atomic writes at indices of program ids, loops and lanes only
+    (split-K's `atomic_add(C[rm, rn], ...)`, row groups' `out[row // ROWS]`) keeps it: there the kernel, not
+    the data, decides which elements are written."""
+    names = {f.name() for f in first.shared.functions.values()}
+    return all(w.kind in ACCUMULATING and any(reads_data(i, names) for i in w.indices) for w in writes)
+
+
+def reads_data(term: z3.ExprRef, names: set[str]) -> bool:
+    """Whether a term applies a loaded tensor's data function (`idx[e0]`)."""
+    return any(z3.is_app(t) and t.num_args() > 0 and t.decl().name() in names for t in subterms(term))
 
 
 def writers_of(writes: list[Access], grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:
