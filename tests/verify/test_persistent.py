@@ -159,8 +159,25 @@ def test_a_1d_grouped_order_with_a_wrong_decode_is_an_error():
     hole(GROUPED_1D.replace("PLACE", "cdiv(N, BN)"))
 
 
+def test_triton_grouped_order_with_a_narrower_last_group_proves_clean():
+    assert clean(TRITON_MIN)
+
+
+SWAP_HALVES = """
+kernel swap_halves(x: f32[N], y: out f32[N]):
+    tile BLOCK = 128
+    requires N % 2 == 0
+    grid (cdiv(N, BLOCK),)
+    offs = program_id(0) * BLOCK + arange(BLOCK)
+    v = load(x[offs], mask=offs < N, other=0)
+    dest = where(offs < N // 2, offs + N // 2, offs - N // 2)
+    store(y[dest], v, mask=offs < N)
+"""
+
+
 def test_a_writer_the_construction_misses_is_undecided_not_a_hole():
-    _, result = verified(TRITON_MIN)
+    # correct (each half lands on the other), but the guess does not invert an index chosen by `where`
+    _, result = verified(SWAP_HALVES)
     assert [d.code for d in result.diagnostics] == ["AR312"]
     d = result.diagnostics[0]
     assert d.data["obligation"] == "AR304" and "could not construct the writer" in d.data["reason"]

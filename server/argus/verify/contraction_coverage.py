@@ -54,6 +54,7 @@ class ContractionCoverageObligation(Obligation):
     tensor: str = ""
     confirmed_message: str = ""
     dots: list = field(default_factory=list)  # the dots' spans: a refuted AR310 there suppresses this (kernel.echo)
+    defined_divisions: bool = False  # decided first with its divisions defined (coverage.Guess.defined)
     covers: str = ""  # the output whose proved AR304 proves this claim too (`implied`); "" when it is built
     build: object = None  # with `covers`: makes the claim itself, for when that AR304 is not proved
 
@@ -248,12 +249,13 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
         # reach one plane, which another store's dots fill (its program, iteration and lane stay free, so the
         # hypothesis is universal in them)
         assumptions.append(writer(write, grid, targets[:rank]))
-    options = []
+    options, defined = [], False
     for read in reads:
         guess = Guess(first, read, grid, targets)
         if guess.goal is not None:
             options.append(guess.goal)
             assumptions += guess.axioms
+            defined = defined or guess.defined
     key = group[0][2]
     inner = [c.loops[-1] for _, c, _ in group if len(c.loops) > len(write.context.loops)]
     loop = inner[0]
@@ -281,6 +283,7 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
         writers=partial(readers_of, reads, grid, targets),
         tensor=write.tensor,
         dots=[c.span for _, c, _ in group],
+        defined_divisions=defined,
         confirmed_message=f"a {label} index of the contraction never reaches an element of `{write.tensor}`: no "
         f"iteration of the `{loop.name}` loop and no lane of a dot reads it unmasked",
     )

@@ -15,7 +15,7 @@ from functools import partial
 
 import z3
 
-from argus.dsl.atomics import WRITES
+from argus.dsl.atomics import ACCUMULATING, WRITES
 from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.facts import Permutation
@@ -34,6 +34,7 @@ class CoverageObligation(Obligation):
 
     writers: Callable[[], z3.BoolRef] | None = None  # built when asked: only a refuted claim needs it
     tensor: str = ""
+    defined_divisions: bool = False  # a guess through divisions decided first with them defined (Guess.defined)
 
 
 def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obligation]:
@@ -44,15 +45,18 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
         writes = [a for a in first.accesses if a.tensor == param.name and a.kind in WRITES]
         if not writes:
             continue  # the analyzer already warns (AR408)
+        if scatters_through_data(first, writes):
+            continue  # a scatter keeps its start where the data names no element: no coverage claim
         dims = first.shared.dims(param)
         targets = TARGETS[: len(dims)]
         assumptions = [z3.And(x >= 0, x < d) for x, d in zip(targets, dims, strict=True)]
-        options = []
+        options, defined = [], False
         for write in writes:
             guess = Guess(first, write, grid, targets)
             if guess.goal is not None:
                 options.append(guess.goal)
                 assumptions += guess.axioms
+                defined = defined or guess.defined
         goal = z3.Or(*options) if options else z3.BoolVal(False)
         shown = [
             (f"{param.name} index {d} ({label})", x)
@@ -73,9 +77,27 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
                 hint="" if options else "the verifier found no way to invert the store's index",
                 writers=partial(writers_of, writes, grid, targets),
                 tensor=param.name,
+                defined_divisions=defined,
             )
         )
     return obligations
+
+
+def scatters_through_data(first: Evaluator, writes: list[Access]) -> bool:
+    """Whether every write of an output accumulates (`atomic_add`, `atomic_max`, `atomic_min`) at an index that
+    depends on loaded data (`out[idx[i], d]`: a scatter-add, a histogram). Such an output starts at the
+    accumulation's identity (0, -inf, inf: the launcher and the gate set it, docs/language.md), and an element
+    the data never names keeps it: that is the scatter's meaning (`index_add_`, `bincount`), so the output has
+    no coverage claim. An output an accumulating atomic writes at indices of program ids, loops and lanes only
+    (split-K's `atomic_add(C[rm, rn], ...)`, row groups' `out[row // ROWS]`) keeps it: there the kernel, not
+    the data, decides which elements are written."""
+    names = {f.name() for f in first.shared.functions.values()}
+    return all(w.kind in ACCUMULATING and any(reads_data(i, names) for i in w.indices) for w in writes)
+
+
+def reads_data(term: z3.ExprRef, names: set[str]) -> bool:
+    """Whether a term applies a loaded tensor's data function (`idx[e0]`)."""
+    return any(z3.is_app(t) and t.num_args() > 0 and t.decl().name() in names for t in subterms(term))
 
 
 def writers_of(writes: list[Access], grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:
@@ -113,6 +135,10 @@ class Guess:
     def __init__(self, first: Evaluator, write: Access, grid: list[z3.ArithRef], targets: list[z3.ArithRef]):
         self.axioms: list[z3.BoolRef] = []
         self.goal: z3.BoolRef | None = None
+        # whether the guess went through a division the evaluator left rounding toward zero, or one whose
+        # divisor depends on another split's quotient: its claim multiplies tile counts by the target's own
+        # quotients, which z3 settles with each division defined by a variable pair (divisions.defined)
+        self.defined = False
         facts = first.shared.facts.partitions
         unknowns: dict[str, z3.ArithRef] = {str(p): p for p in write.program}
         loop_pairs, ranges = [], []
@@ -136,7 +162,11 @@ class Guess:
                 term = substitute(term, [pair])
             return term
 
-        indices = [through_loops(i) for i in write.indices]
+        # Triton's `//` and `%` round toward zero: a divisor the evaluator cannot show positive (a grouped
+        # order's `minimum(num_pid_m - first_pid_m, GROUP_M)`) leaves `If(a >= 0, If(b > 0, a / b, ...), ...)`;
+        # the guess takes the floored branch, and the goal requires a >= 0 and b > 0 there
+        floored = Floored()
+        indices = [floored(through_loops(i)) for i in write.indices]
         solved: dict[str, z3.ArithRef] = {}
         # `//` and `%` of unknowns (a grouped order, a flattened grid axis, a persistent loop's tile index
         # decoded by a tile count): each quotient and remainder becomes an unknown
@@ -158,7 +188,7 @@ class Guess:
             solve_mixed_radix(dividend, value, unknowns, solved, counted)
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
-        mask = rewritten(through_loops(write.mask), splits)
+        mask = rewritten(floored(through_loops(write.mask)), splits)
         mask = substitute(mask, [(unknowns[n], v) for n, v in solved.items()])
         mask = z3.simplify(mask)  # `0 + 1 * n_e` -> `n_e`, so the part's index is the loop's count
         for d in range(len(indices)):
@@ -169,7 +199,7 @@ class Guess:
         def at(term: z3.ExprRef) -> z3.ExprRef:
             # the splits' own unknowns stand for the divisions they replace, so that the claim does not
             # divide by a symbolic tile count; `split_conditions` makes that replacement exact
-            return substitute(rewritten(by_quotient(through_loops(term), splits), splits), pairs)
+            return substitute(rewritten(by_quotient(floored(through_loops(term)), splits), splits), pairs)
 
         self.at = at  # a term over the unknowns as the guess makes it, a term over the targets
         self.coords = coords
@@ -182,7 +212,11 @@ class Guess:
         conditions += [at(write.mask)]
         conditions += [at(i) == x for i, x in zip(write.indices, targets, strict=True)]
         conditions += split_conditions(splits, at)
+        conditions += [at(c) for c in floored.conditions]
         self.goal = z3.And(*conditions)
+        self.defined = bool(floored.conditions) or any(
+            depends_on(s.divisor, [v for n, v in unknowns.items() if n.startswith("quotient#")]) for s in splits
+        )
 
     def permuted(self, index: z3.ExprRef, target: z3.ArithRef, facts: dict[str, Permutation]) -> z3.ExprRef:
         """Rows stored through `permutation(T, n)` (`C[T[p], ...]`, fused MoE's sorted ids): the element of T
@@ -211,6 +245,72 @@ class Guess:
                         target < fact.function(owner + 1),
                     )
                     self.axioms.append(z3.Implies(inside, owns))
+
+
+class Floored:
+    """A term with each of Triton's rounding-toward-zero divisions (terms.trunc_div, trunc_mod) whose signs the
+    evaluator could not settle replaced by z3's floored `a / b` and `a % b`, and the conditions that make the
+    two equal (a >= 0, and b > 0 for a symbolic divisor) collected in `conditions`: a guess that meets them
+    writes where the floored index says. The identity `a - b * (a / b) == a % b` is applied too, so that a
+    grouped order's `(pid % P) % group_size_m` is split like any remainder."""
+
+    def __init__(self) -> None:
+        self.conditions: list[z3.BoolRef] = []
+        self.cache: dict[int, tuple[z3.ExprRef, z3.ExprRef]] = {}  # id -> (term, result): the term kept alive,
+        # so that z3 cannot give its id to another term
+
+    def __call__(self, term: z3.ExprRef) -> z3.ExprRef:
+        if not has_symbolic_division(term, numerals=True):
+            return term
+        return self.rebuilt(term)
+
+    def rebuilt(self, t: z3.ExprRef) -> z3.ExprRef:
+        key = t.get_id()
+        if key in self.cache:
+            return self.cache[key][1]
+        out = t
+        if z3.is_app(t) and t.num_args() > 0:
+            children = [self.rebuilt(c) for c in t.children()]
+            if any(not c.eq(o) for c, o in zip(children, t.children(), strict=True)):
+                out = t.decl()(*children)
+            out = self.floor(out)
+        self.cache[key] = (t, out)
+        return out
+
+    def floor(self, t: z3.ExprRef) -> z3.ExprRef:
+        if z3.is_app_of(t, z3.Z3_OP_ITE):
+            quotient = truncated_quotient(t)
+            if quotient is not None:
+                a, b = quotient.arg(0), quotient.arg(1)
+                for c in [a >= 0] + ([] if z3.is_int_value(b) else [b > 0]):
+                    if not any(c.eq(d) for d in self.conditions):
+                        self.conditions.append(c)
+                return quotient
+        if z3.is_sub(t) and t.num_args() == 2 and z3.is_mul(t.arg(1)) and t.arg(1).num_args() == 2:
+            a, (b, q) = t.arg(0), t.arg(1).children()
+            if z3.is_idiv(q) and q.arg(0).eq(a) and q.arg(1).eq(b):
+                return a % b
+        return t
+
+
+def truncated_quotient(t: z3.ExprRef) -> z3.ExprRef | None:
+    """`a / b` when t is terms.trunc_div's `If(a >= 0, a / b, ...)` (b a positive numeral) or
+    `If(a >= 0, If(b > 0, a / b, ...), ...)`, else None."""
+    cond, then = t.arg(0), t.arg(1)
+    if not (z3.is_ge(cond) and z3.is_int_value(cond.arg(1)) and cond.arg(1).as_long() == 0):
+        return None
+    a = cond.arg(0)
+    if z3.is_app_of(then, z3.Z3_OP_ITE):
+        inner = then.arg(0)
+        if not (z3.is_gt(inner) and z3.is_int_value(inner.arg(1)) and inner.arg(1).as_long() == 0):
+            return None
+        b, then = inner.arg(0), then.arg(1)
+        if z3.is_idiv(then) and then.arg(0).eq(a) and then.arg(1).eq(b):
+            return then
+        return None
+    if z3.is_idiv(then) and then.arg(0).eq(a) and z3.is_int_value(then.arg(1)) and then.arg(1).as_long() > 0:
+        return then
+    return None
 
 
 def solve_mixed_radix(
@@ -331,12 +431,15 @@ def split_divisions(indices: list[z3.ExprRef], unknowns: dict[str, z3.ArithRef])
 def divisions_of(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]) -> list[tuple[z3.ArithRef, z3.ArithRef]]:
     """The (dividend, divisor) pairs of split_divisions in `term`, innermost first."""
     variables = list(unknowns.values())
+    # a divisor may use an earlier split's quotient (a grouped order's group size depends on the group,
+    # `pid // per_group`), which is solved before the dividends are rebuilt
+    free = [v for n, v in unknowns.items() if not n.startswith("quotient#")]
     found = []
     for t in subterms(term):
         if not (z3.is_idiv(t) or z3.is_mod(t)):
             continue
         u, b = t.arg(0), t.arg(1)
-        if depends_on(b, variables) or not depends_on(u, variables):
+        if depends_on(b, free) or not depends_on(u, variables):
             continue
         if any((z3.is_idiv(s) or z3.is_mod(s)) and depends_on(s, variables) for s in subterms(u)):
             continue

@@ -123,3 +123,54 @@ def division_axioms(d: Division, same_divisor: list[Division]) -> list[z3.BoolRe
         facts.append(z3.Implies(p > 0, (u == v) == z3.And(d.q == e.q, d.r == e.r)))
         facts.append(z3.Implies(p > 0, (u < v) == z3.Or(d.q < e.q, z3.And(d.q == e.q, d.r < e.r))))
     return facts
+
+
+def all_divisions(term: z3.ExprRef) -> list[z3.ExprRef]:
+    """The distinct divisions and remainders of a term, by any divisor, each after those inside its operands."""
+    found: list[z3.ExprRef] = []
+    seen: set[int] = set()
+    stack: list[tuple[z3.ExprRef, bool]] = [(term, False)]
+    while stack:
+        t, done = stack.pop()
+        if done:
+            if z3.is_idiv(t) or z3.is_mod(t):
+                found.append(t)
+            continue
+        if t.get_id() in seen or not z3.is_app(t):
+            continue
+        seen.add(t.get_id())
+        stack.append((t, True))
+        stack.extend((c, False) for c in t.children())
+    return found
+
+
+def defined(term: z3.BoolRef) -> z3.BoolRef | None:
+    """`term` with every quotient and remainder (by a constant too) replaced by a variable pair (q, r) and its
+    definition `divisor > 0 -> dividend == q * divisor + r, 0 <= r < divisor`; None when it has no division.
+
+    For a positive divisor the definition has one solution, z3's own `/` and `%`; for any other divisor q and
+    r are free: the result over-approximates `term`, so its unsatisfiability proves the claim. z3 decides
+    some claims far better so: a coverage guess through Triton's grouped order with a narrower last group
+    (`pid < cdiv(M, BM) * cdiv(N, BN)` with pid rebuilt as `group * GROUP_M * tiles_n + tn * group_size + r`,
+    over `x // BM` and `cdiv(N, BN)`) ran past 50,000,000 units as written and took about 700,000 so: the
+    products of tile counts are then over plain variables, where z3's non-linear reasoning finds the
+    monotonicity it needs."""
+    ctx = term.ctx
+    pairs: list[tuple[z3.ExprRef, z3.ExprRef]] = []
+    made: dict[tuple[int, int], tuple[z3.ArithRef, z3.ArithRef, z3.ArithRef, z3.ArithRef]] = {}
+    axioms: list[z3.BoolRef] = []
+    for t in all_divisions(term):
+        u, b = t.arg(0), t.arg(1)
+        inner = z3.substitute(u, *pairs) if pairs else u
+        divisor = z3.substitute(b, *pairs) if pairs else b
+        key = (inner.get_id(), divisor.get_id())
+        if key not in made:
+            k = len(made)
+            q, r = z3.Int(f"?q#{k}", ctx), z3.Int(f"?r#{k}", ctx)
+            made[key] = (q, r, inner, divisor)  # the terms kept alive with their ids
+            axioms.append(z3.Implies(divisor > 0, z3.And(inner == q * divisor + r, r >= 0, r < divisor)))
+        q, r, _, _ = made[key]
+        pairs.append((t, q if z3.is_idiv(t) else r))
+    if not made:
+        return None
+    return z3.And(z3.substitute(term, *pairs), *axioms)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import z3
 from z3 import z3core
 
-from argus.verify.divisions import abstracted, has_symbolic_division
+from argus.verify.divisions import abstracted, defined, has_symbolic_division
 from argus.verify.facts import DataFacts
 from argus.verify.model import Loop, Obligation
 from argus.verify.terms import COORD_NAMES, applications, free_names
@@ -206,6 +206,10 @@ class Prover:
         linear = self.proved_linear(claim) if divides else Verdict("unknown")
         if linear.status == "proved":
             return linear
+        if getattr(ob, "defined_divisions", False):  # coverage.Guess through a divisor it could not show positive
+            linear = self.proved_defined(claim)
+            if linear.status == "proved":
+                return linear
         solver = self.solver()
         solver.add(claim)
         if self.facts.permutations:
@@ -289,6 +293,17 @@ class Prover:
         a model, which may be spurious, so the original query decides. A persistent GEMM's store race
         (`t // (GROUP_M * cdiv(N, BN))`) took over 5,000,000 units as written and 41,942 so."""
         abstract = abstracted(z3.And(self.assumed(), claim))
+        if abstract is None:
+            return Verdict("unknown")
+        solver = z3.Solver(ctx=self.context)
+        solver.add(abstract)
+        answer, used, _ = self.check(solver, share=2)
+        return Verdict("proved" if answer == z3.unsat else "unknown", units=used)
+
+    def proved_defined(self, claim: z3.BoolRef) -> Verdict:
+        """The claim proved with every division a variable pair under its definition (divisions.defined), within
+        half the budget; else unknown with the units spent, and the original query decides."""
+        abstract = defined(z3.And(self.assumed(), claim))
         if abstract is None:
             return Verdict("unknown")
         solver = z3.Solver(ctx=self.context)
