@@ -200,6 +200,8 @@ def confirm(kernel, w) -> str:
         return double_count(kernel, w)
     if kind == "contraction_coverage":
         return k_never_read(kernel, w)
+    if kind == "walked_axis":
+        return walk_never_read(kernel, w)
     if kind == "division":
         # the divisor computed with data: exactly 0 at the witness element
         for floats in ("normal", "positive"):
@@ -255,6 +257,23 @@ def double_count(kernel, w) -> str:
         ]
         written.append(set(outs))
     return "confirmed" if written[0] & written[1] else "the two programs add into different elements"
+
+
+def walk_never_read(kernel, w) -> str:
+    """No program's load inside the accumulating loop (at the witness's line) reads the index along the axis
+    unmasked."""
+    [(name, target)] = w["values"].items()
+    tensor, axis = name.split(" index ")[0], int(name.split(" index ")[1].split(" ")[0])
+    loop = next(op for op in walk_ops(kernel.body) if op.kind == "for" and op.span.line == w["line"])
+    concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
+    for program in itertools.product(*[range(g) for g in concrete.grid]):
+        for e in concrete.run(program):
+            inside = loop.span.line <= e.line <= loop.span.end_line  # a later loop may reuse the variable's name
+            if e.kind == "load" and e.detail["tensor"] == tensor and inside:
+                index = np.broadcast_to(e.detail["indices"][axis], e.detail["mask"].shape)
+                if (e.detail["mask"] & (index == target)).any():
+                    return f"program {program} reads {name} = {target} in iteration {e.loops}"
+    return "confirmed"
 
 
 def k_never_read(kernel, w) -> str:

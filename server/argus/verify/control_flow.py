@@ -51,7 +51,7 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         inside = z3.And(t >= 0, iv == start + step * t, z3.Or(z3.And(step > 0, iv < stop), z3.And(step < 0, iv > stop)))
     if z3.is_int_value(step) and step.as_long() > 0 and is_nonnegative(start, ev.nonnegative):
         ev.nonnegative.add(str(iv))
-    loop.inside = inside
+    loop.inside, loop.stop = inside, stop
     for value in op.regions[0].args[1:]:
         ev.accumulators[value.id] = loop  # a carried value: `acc + x` in the body accumulates x
     inner = context.child(inside, loop)

@@ -22,6 +22,7 @@ from argus.verify.layout_text import layout_text, source_names
 from argus.verify.model import Obligation
 from argus.verify.races import race_obligations
 from argus.verify.solve import DEFAULT_RLIMIT, Prover, Verdict
+from argus.verify.walked_axes import walked_axis_obligations
 
 SOURCE = "argus.verify"
 
@@ -232,6 +233,7 @@ def collect(
     obligations += double_count_obligations(first, second, grid)
     obligations += coverage_obligations(first, grid)
     obligations += contraction_coverage_obligations(first, grid)
+    obligations += walked_axis_obligations(first)
     prover = Prover(
         shared.sizes,
         base,

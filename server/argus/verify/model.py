@@ -47,6 +47,7 @@ class Loop:
     step: z3.ArithRef
     span: Span
     inside: z3.BoolRef | None = None  # the values iv takes (start, stop and step), for a claim across iterations
+    stop: z3.ArithRef | None = None  # its range's stop (walked_axes.py)
 
 
 @dataclass(slots=True)
