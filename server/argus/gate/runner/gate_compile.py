@@ -244,6 +244,9 @@ def compile_error_line(exc: BaseException, module) -> int | None:
 
 
 def compile_error_message(exc: BaseException) -> str:
+    failure = getattr(exc, "compiler_failure", "")
+    if failure:
+        return failure
     inner = exc
     while inner.__cause__ is not None:
         inner = inner.__cause__
@@ -316,17 +319,68 @@ def worst_case(entry: dict, args: tuple, kwargs: dict, config: dict) -> tuple[tu
 
 
 def compile_launch(entry: dict, target, device: str, grid, args: tuple, kwargs: dict):
-    """(the compiled kernel, ptxas' facts) of one recorded launch, compiled into a fresh cache."""
+    """(the compiled kernel, ptxas' facts) of one recorded launch, compiled into a fresh cache. A failure
+    inside one of Triton's own passes carries `compiler_failure`, what compile_error_message says."""
     log = io.StringIO()
+    native: list[str] = []
     os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
-    with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
-        os.environ["TRITON_CACHE_DIR"] = cache  # a fresh cache, so ptxas runs and prints its report
-        with contextlib.redirect_stdout(log):
-            if device == "cuda":
-                compiled = compile_with_jit(entry["jit"], grid, args, kwargs)
-            else:
-                compiled = compile_for_target(entry["jit"], target, args, kwargs)
+    try:
+        with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
+            os.environ["TRITON_CACHE_DIR"] = cache  # a fresh cache, so ptxas runs and prints its report
+            with contextlib.redirect_stdout(log), native_stderr(native):
+                if device == "cuda":
+                    compiled = compile_with_jit(entry["jit"], grid, args, kwargs)
+                else:
+                    compiled = compile_for_target(entry["jit"], target, args, kwargs)
+    except Exception as exc:
+        failure = pass_failure("".join(native))
+        if failure:
+            exc.compiler_failure = failure
+        raise
     return compiled, ptxas_facts(log.getvalue())
+
+
+FAILED_PASS = re.compile(r"Pipeline failed while executing \[`(\w+)`")
+FAILED_ASSERTION = re.compile(r"Assertion `(.+?)' failed")
+
+
+def pass_failure(native: str) -> str:
+    """What a failure inside Triton's MLIR pipeline was, from what its C++ wrote (Python sees only
+    `PassManager::run failed`): the pass and the assertion, said to be the compiler's fault, or ""."""
+    found = FAILED_PASS.search(native)
+    if found is None:
+        return ""
+    import triton
+
+    assertion = FAILED_ASSERTION.search(native)
+    what = f" (assertion `{assertion.group(1)}`)" if assertion else ""
+    return (
+        f"Triton's own {found.group(1)} pass failed{what}: a fault inside the compiler (triton {triton.__version__}),"
+        " not an error the kernel makes; another Triton version, or other policy or tile values, may compile it"
+    )
+
+
+@contextlib.contextmanager
+def native_stderr(into: list[str]):
+    """Collect what C++ code writes to file descriptor 2 while the block runs (an MLIR pass that fails names
+    itself and its assertion there, not in the Python exception) into `into`, and write it on to stderr."""
+    import sys
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            text = captured.read().decode("utf-8", errors="replace")
+            into.append(text)
+            sys.stderr.write(text)
+            sys.stderr.flush()
 
 
 OUT_OF_SHARED_MEMORY = re.compile(r"shared memory, Required: (\d+), Hardware limit: (\d+)")
