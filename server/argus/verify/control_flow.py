@@ -8,8 +8,10 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
+from argus.verify.data_zeros import counted_sum
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
+from argus.verify.padding_checks import lane_tree
 from argus.verify.rules import rule
 from argus.verify.terms import (
     free_names,
@@ -80,9 +82,9 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         prove_invariants(ev, op, loop, context, inner, inits, args, yields)
     ev.invariants = saved_invariants
     stop = ev.int_term(ev.get(op.operands[1]))
-    for result, init, arg in zip(op.results, inits, args, strict=True):
+    for k, (result, init, arg) in enumerate(zip(op.results, inits, args, strict=True)):
         after = after_loop(ev, init, arg, op.attrs["var"])
-        after.lanes = zero_trip_lanes(ev, init, loop, stop)
+        after.lanes = counted_lanes(ev, init, body, k, zero_trip_lanes(ev, init, loop, stop))
         ev.set(result, after, op.span)
 
 
@@ -224,6 +226,25 @@ def zero_trip_lanes(ev: Evaluator, init: Sym, loop: Loop, stop: z3.ArithRef) -> 
         return None
     ev.zero_trips[none.get_id()] = ZeroTrip(loop, stop)
     return Branch(none, init.lanes, Leaf(REAL))
+
+
+def counted_lanes(ev: Evaluator, init: Sym, body: ir.Block, k: int, after: Tree | None) -> Tree | None:
+    """A running count from 0 (`cnt += where(keep, 1.0, 0.0)`): 0 after the loop too where the data selects
+    nothing in any iteration (data_zeros.py), beside `after` (its value where the loop runs no iteration)."""
+    if not ev.emitting or init.lanes is None or not all(is_zero(leaf.values) for _, leaf in leaves(init.lanes)):
+        return after
+    update = body.yields[k].op
+    if update is None or update.kind != "binary" or update.attrs.get("op") != "+":
+        return after
+    added = [v for v in update.operands if v.id != body.args[1 + k].id]
+    if len(added) != 1 or added[0].id not in ev.values:
+        return after
+    data = counted_sum(ev, lane_tree(ev, ev.get(added[0])))
+    if data is None:
+        return after
+    if isinstance(after, Branch):  # the loop may run no iteration: the count stays 0 there as well
+        return Branch(after.cond, after.then, data)
+    return data
 
 
 def surely_runs(ev: Evaluator, start: z3.ArithRef, stop: z3.ArithRef) -> bool:

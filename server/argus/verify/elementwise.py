@@ -297,6 +297,7 @@ def cast_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         else:
             term = ev.shared.fresh("float converted to an integer")
     lanes = None
-    if ev.emitting and not target.is_integer and not (x.valid is not None and x.lanes is None):
-        lanes = lane_tree(ev, x)  # a float converted: the same values; an integer or a mask: its numbers
+    if ev.emitting and not target.is_integer and not (x.valid is not None and x.lanes is None and x.term is None):
+        lanes = lane_tree(ev, x)  # a float converted: the same values; an integer or a mask: its numbers (its
+        # term holds the padding too: a masked load of a mask is `If(mask, data != 0, other)`)
     ev.result(op, Sym(x.shape, term, dict(x.layout), dict(x.tags), x.valid, lanes))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import z3
 
 from argus.dsl import ir
+from argus.verify.data_zeros import counted_sum, is_nothing_selected
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
@@ -209,6 +210,7 @@ def division(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, context: Context) -> None
         return
     valids = [s.valid for s in (a, b) if s.valid is not None]
     trips = [ev.zero_trips[c.get_id()] for path in zero for c in path if c.get_id() in ev.zero_trips]
+    selected = any(is_nothing_selected(c) for path in zero for c in path)
     shown: list[tuple[str, z3.ExprRef]] = []
     related: list = []
     if trips:
@@ -221,6 +223,11 @@ def division(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, context: Context) -> None
         shown = [(f"{loop.name} first value", loop.start), (f"{loop.name} stop", trip.stop)]
         related = [(loop.span, f"the `{loop.name}` loop runs no iteration here; `{name}` keeps its 0")]
         hint = f"the `{loop.name}` loop must run at least once in every program that divides (check its range)"
+    elif selected:
+        name = divisor_name(op.operands[1])
+        said, used = (f"`{name}`", name) if name != "the divisor" else ("the divisor", "the count")
+        message = f"division by zero: {said} counts what a loaded mask selects, and is 0 where it selects nothing"
+        hint = f"divide by maximum({used}, 1.0), or re-mask the quotient with where({used} > 0, ..., 0)"
     else:
         message = f"division by zero: `{divisor_name(op.operands[1])}` may be 0"
         hint = "divide by a value that is not 0 there, or re-mask the quotient with where"
@@ -295,13 +302,15 @@ def reduced_lanes(
     conditions that do not vary along the reduced axis (a loop that ran no iteration) keeps them (a `sum` or
     `max` of lanes that are all 0 is 0); any other leaf becomes a real number. None (as for every other
     reduction) when there is no such 0 or a condition varies along a reduced axis (a mask: AR313's business)."""
-    if not ev.emitting or x.lanes is None or fn not in ("sum", "max", "min"):
+    if not ev.emitting or fn not in ("sum", "max", "min"):
         return None
+    if x.lanes is None:  # an indicator made by a cast (`keep.to(f32)`): its term says 1 or 0
+        return counted_sum(ev, lane_tree(ev, x)) if fn == "sum" and x.term is not None else None
     found = leaves(x.lanes)
     if not any(is_zero(leaf.values) for _, leaf in found):
         return None
     if any(depends_on(c, [COORDS[a] for a in axes]) for path, _ in found for c in path):
-        return None
+        return counted_sum(ev, x.lanes) if fn == "sum" else None  # a count the data can make 0
 
     def reduced(tree: Tree) -> Tree:
         if isinstance(tree, Leaf):
