@@ -22,9 +22,7 @@ kernel row_sum(x: f32[M, N], y: out f32[M]):
 
 
 def kernel(start: str = "0", stop: str = "N", step: str = "BN", accumulate: str = "acc + v") -> str:
-    return (
-        ROW_SUM.replace("START", start).replace("STOP", stop).replace("STEP", step).replace("ACCUMULATE", accumulate)
-    )
+    return ROW_SUM.replace("START", start).replace("STOP", stop).replace("STEP", step).replace("ACCUMULATE", accumulate)
 
 
 def claims(text: str) -> tuple[int, list]:
@@ -61,6 +59,7 @@ def test_a_max_accumulation_is_claimed_too():
 
 def test_a_loop_stopping_one_block_early_is_an_error_with_a_witness():
     made, [d] = claims(kernel(stop="N - BN"))
+    assert made == 1
     assert d.severity.value == "error" and d.range.start.line + 1 == 8
     witness = d.data["counterexample"]
     n, missed = witness["sizes"]["N"], witness["values"]["x index 1 (N)"]
