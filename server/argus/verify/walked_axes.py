@@ -41,6 +41,8 @@ def walked_axis_obligations(first) -> list[Obligation]:
     """AR316 for each load an accumulating loop walks along an axis, one per walked axis."""
     loops = accumulated_loads(first.kernel)
     sizes = set(first.shared.sizes)
+    # the tile constant a width is declared as, for the hint (`range(0, N, BN)`, not `range(0, N, 256)`)
+    widths = {c.value: name for name, c in reversed(first.kernel.constants.items()) if isinstance(c.value, int)}
     obligations: list[Obligation] = []
     for access in first.accesses:
         loop_op = loops.get(id(access.op)) if access.kind == "load" else None
@@ -48,7 +50,7 @@ def walked_axis_obligations(first) -> list[Obligation]:
             continue
         loop = access.context.loops[-1]
         for axis in range(len(access.indices)):
-            made = walked(access, axis, loop, sizes)
+            made = walked(access, axis, loop, sizes, widths)
             if made is not None:
                 obligations.append(made)
     return obligations
@@ -95,7 +97,7 @@ def loads_behind(values: list[ir.Value], body: ir.Block) -> list[ir.Op] | None:
     return loads
 
 
-def walked(access: Access, axis: int, loop: Loop, sizes: set[str]) -> Obligation | None:
+def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[int, str]) -> Obligation | None:
     """The claim for one axis of one load, or None when the index is not a block walk of the loop."""
     iv, index, stop = loop.iv, access.indices[axis], loop.stop
     if stop is None or not depends_on(index, [iv]) or not z3.is_int_value(loop.step) or loop.step.as_long() <= 0:
@@ -122,7 +124,7 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str]) -> Obligation
     n = (WALK - offset - coefficient * loop.start) / stride
     at = loop.start + loop.step * n
     guess = substitute(reads, [(iv, at), (e, WALK - coefficient * at - offset)])
-    label = access.labels[axis]
+    label, tile = access.labels[axis], widths.get(width, str(width))
     shown = [(f"{access.tensor} index {axis} ({label})", WALK)]
     what = f"the `{loop.name}` loop, which accumulates what it loads from `{access.tensor}`"
     return ContractionCoverageObligation(
@@ -137,8 +139,8 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str]) -> Obligation
         [],
         shown,
         [(access.span, f"the load whose {label} indices the loop walks")],
-        f"the loop must walk all of {label}: `range(0, {label}, {width})` over `c0 + arange({width})` masked by "
-        f"`< {label}`",
+        f"the loop must walk all of {label}: `range(0, {label}, {tile})` over `{loop.name} + arange({tile})` masked "
+        f"by `< {label}`",
         writers=partial(lambda r: r, reads),
         tensor=access.tensor,
         confirmed_message=f"an index of `{access.tensor}` along {label} is never read by {what}: the reduction "
