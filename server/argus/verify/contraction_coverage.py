@@ -40,7 +40,7 @@ import z3
 from argus.dsl import ir
 from argus.dsl.atomics import WRITES
 from argus.verify.contributions import carried_args, contributing_dots, lane_access
-from argus.verify.coverage import TARGETS, Guess, writer
+from argus.verify.coverage import TARGETS, guesses, writer
 from argus.verify.model import Access, Contraction, Obligation
 from argus.verify.terms import free_names
 
@@ -249,13 +249,8 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
         # reach one plane, which another store's dots fill (its program, iteration and lane stay free, so the
         # hypothesis is universal in them)
         assumptions.append(writer(write, grid, targets[:rank]))
-    options, defined = [], False
-    for read in reads:
-        guess = Guess(first, read, grid, targets)
-        if guess.goal is not None:
-            options.append(guess.goal)
-            assumptions += guess.axioms
-            defined = defined or guess.defined
+    options, axioms, defined = guesses(first, reads, grid, targets)
+    assumptions += axioms
     key = group[0][2]
     inner = [c.loops[-1] for _, c, _ in group if len(c.loops) > len(write.context.loops)]
     loop = inner[0]

@@ -20,7 +20,7 @@ from argus.verify.divisions import has_symbolic_division
 from argus.verify.evaluate import Evaluator
 from argus.verify.facts import Permutation
 from argus.verify.model import Access, Obligation
-from argus.verify.terms import applications, depends_on, substitute
+from argus.verify.terms import applications, applies_any, depends_on, substitute
 from argus.verify.values import coord_ranges
 
 TARGETS = [z3.Int(f"x{k}") for k in range(4)]
@@ -50,13 +50,8 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
         dims = first.shared.dims(param)
         targets = TARGETS[: len(dims)]
         assumptions = [z3.And(x >= 0, x < d) for x, d in zip(targets, dims, strict=True)]
-        options, defined = [], False
-        for write in writes:
-            guess = Guess(first, write, grid, targets)
-            if guess.goal is not None:
-                options.append(guess.goal)
-                assumptions += guess.axioms
-                defined = defined or guess.defined
+        options, axioms, defined = guesses(first, writes, grid, targets)
+        assumptions += axioms
         goal = z3.Or(*options) if options else z3.BoolVal(False)
         shown = [
             (f"{param.name} index {d} ({label})", x)
@@ -83,6 +78,19 @@ def coverage_obligations(first: Evaluator, grid: list[z3.ArithRef]) -> list[Obli
     return obligations
 
 
+def guesses(first: Evaluator, accesses: list[Access], grid: list[z3.ArithRef], targets: list[z3.ArithRef]):
+    """Each access's Guess at the targets, as alternatives: their goals, the axioms they need, and whether any
+    is decided first with its divisions defined (Guess.defined)."""
+    options, axioms, defined = [], [], False
+    for access in accesses:
+        guess = Guess(first, access, grid, targets)
+        if guess.goal is not None:
+            options.append(guess.goal)
+            axioms += guess.axioms
+            defined = defined or guess.defined
+    return options, axioms, defined
+
+
 def scatters_through_data(first: Evaluator, writes: list[Access]) -> bool:
     """Whether every write of an output accumulates (`atomic_add`, `atomic_max`, `atomic_min`) at an index that
     depends on loaded data (`out[idx[i], d]`: a scatter-add, a histogram). Such an output starts at the
@@ -92,12 +100,7 @@ def scatters_through_data(first: Evaluator, writes: list[Access]) -> bool:
     (split-K's `atomic_add(C[rm, rn], ...)`, row groups' `out[row // ROWS]`) keeps it: there the kernel, not
     the data, decides which elements are written."""
     names = {f.name() for f in first.shared.functions.values()}
-    return all(w.kind in ACCUMULATING and any(reads_data(i, names) for i in w.indices) for w in writes)
-
-
-def reads_data(term: z3.ExprRef, names: set[str]) -> bool:
-    """Whether a term applies a loaded tensor's data function (`idx[e0]`)."""
-    return any(z3.is_app(t) and t.num_args() > 0 and t.decl().name() in names for t in subterms(term))
+    return all(w.kind in ACCUMULATING and any(applies_any(i, names) for i in w.indices) for w in writes)
 
 
 def writers_of(writes: list[Access], grid: list[z3.ArithRef], targets: list[z3.ArithRef]) -> z3.BoolRef:

@@ -14,13 +14,9 @@ from __future__ import annotations
 import z3
 
 from argus.verify.padding import REAL, Branch, Leaf, Tree, const, is_zero, leaves
-from argus.verify.terms import applications
+from argus.verify.terms import applies_any
 
 NOTHING_SELECTED = "nothing selected"  # the fresh condition's hint: Shared.fresh names it ?nothing selected#n
-
-
-def mentions_data(term: z3.ExprRef, functions: list[str]) -> bool:
-    return any(applications(term, name) for name in functions)
 
 
 def steerable(cond: z3.BoolRef, functions: list[str]) -> tuple[bool, bool]:
@@ -31,7 +27,7 @@ def steerable(cond: z3.BoolRef, functions: list[str]) -> tuple[bool, bool]:
         return True, False
     if z3.is_false(cond):
         return False, True
-    if not mentions_data(cond, functions):
+    if not applies_any(cond, functions):
         return False, False
     if z3.is_not(cond):
         t, f = steerable(cond.arg(0), functions)
@@ -43,7 +39,7 @@ def steerable(cond: z3.BoolRef, functions: list[str]) -> tuple[bool, bool]:
         return any(t for t, _ in parts), all(f for _, f in parts)
     if z3.is_app_of(cond, z3.Z3_OP_ITE):
         guard, then, orelse = cond.children()
-        if not mentions_data(guard, functions):  # lanes on either side of a fixed guard
+        if not applies_any(guard, functions):  # lanes on either side of a fixed guard
             (t1, f1), (t2, f2) = steerable(then, functions), steerable(orelse, functions)
             return t1 and t2, f1 and f2
         return False, False

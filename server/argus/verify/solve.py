@@ -26,7 +26,7 @@ from z3 import z3core
 from argus.verify.divisions import abstracted, defined, has_symbolic_division
 from argus.verify.facts import DataFacts
 from argus.verify.model import Loop, Obligation
-from argus.verify.terms import COORD_NAMES, applications, free_names
+from argus.verify.terms import COORD_NAMES, applications, applies_any, free_names
 from argus.verify.visible import preferences
 from argus.verify.witness import Access as AccessRecord
 from argus.verify.witness import Counterexample
@@ -85,10 +85,6 @@ def missed_reason(witness: Counterexample, writer: dict[str, int]) -> str:
         f"the verifier could not construct the writer of every element: its guess misses {where} at {sizes}, "
         f"which is written ({by}); the store's index is one it cannot invert"
     )
-
-
-def applications_of(term: z3.ExprRef, names: list[str]) -> bool:
-    return any(applications(term, name) for name in names)
 
 
 def units(solver: z3.Solver) -> int:
@@ -272,7 +268,7 @@ class Prover:
         if answer != z3.sat:
             return "open", {}
         names = free_names(self.here(writers))
-        if any(n in self.gaps or n in self.carried for n in names) or applications_of(writers, self.data_names):
+        if any(n in self.gaps or n in self.carried for n in names) or applies_any(writers, self.data_names):
             return "open", {}
         found = solver.model()
         programs = {f"pid{k}": name for k, name in enumerate(self.program_names)}

@@ -55,6 +55,11 @@ def applications(term: z3.ExprRef, name: str) -> list[z3.ExprRef]:
     return [t for t in subterms(term) if z3.is_app(t) and t.num_args() > 0 and t.decl().name() == name]
 
 
+def applies_any(term: z3.ExprRef, names) -> bool:
+    """Whether a term applies any of the uninterpreted functions `names` (a loaded tensor's data: `idx[e0]`)."""
+    return any(z3.is_app(t) and t.num_args() > 0 and t.decl().name() in names for t in subterms(term))
+
+
 PROBE = z3.Int("?probe")
 
 

@@ -28,7 +28,7 @@ from functools import partial
 import z3
 
 from argus.dsl import ir
-from argus.verify.contraction_coverage import ContractionCoverageObligation
+from argus.verify.contraction_coverage import ContractionCoverageObligation, conjuncts
 from argus.verify.model import Access, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, substitute
 
@@ -107,10 +107,11 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
         return None
     if not free_names(stop) & free_names(extent):
         return None  # a window (a convolution's taps), not a walk along the axis
-    coefficient = z3.simplify(substitute(index, [(iv, z3.IntVal(1))]) - substitute(index, [(iv, z3.IntVal(0))]))
-    if not z3.is_int_value(coefficient) or coefficient.as_long() <= 0:
+    coefficient = slope(index, iv)
+    if coefficient is None or coefficient.as_long() <= 0:
         return None
-    lane = next((k for k in range(len(access.shape)) if unit_step(index, COORDS[k])), None)
+    slopes = [slope(index, COORDS[k]) for k in range(len(access.shape))]
+    lane = next((k for k, step in enumerate(slopes) if step is not None and step.as_long() == 1), None)
     if lane is None:
         return None
     e, width = COORDS[lane], access.shape[lane]
@@ -148,12 +149,7 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
     )
 
 
-def unit_step(index: z3.ArithRef, coord: z3.ArithRef) -> bool:
-    step = z3.simplify(substitute(index, [(coord, z3.IntVal(1))]) - substitute(index, [(coord, z3.IntVal(0))]))
-    return z3.is_int_value(step) and step.as_long() == 1
-
-
-def conjuncts(term: z3.BoolRef) -> list[z3.BoolRef]:
-    if z3.is_and(term):
-        return [c for child in term.children() for c in conjuncts(child)]
-    return [term]
+def slope(index: z3.ArithRef, var: z3.ArithRef) -> z3.IntNumRef | None:
+    """How much `index` grows when `var` grows by 1, when that is a number."""
+    step = z3.simplify(substitute(index, [(var, z3.IntVal(1))]) - substitute(index, [(var, z3.IntVal(0))]))
+    return step if z3.is_int_value(step) else None

@@ -23,6 +23,7 @@ import contextlib
 import io
 import os
 import re
+import sys
 import tempfile
 import textwrap
 import time
@@ -364,8 +365,6 @@ def pass_failure(native: str) -> str:
 def native_stderr(into: list[str]):
     """Collect what C++ code writes to file descriptor 2 while the block runs (an MLIR pass that fails names
     itself and its assertion there, not in the Python exception) into `into`, and write it on to stderr."""
-    import sys
-
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as captured:
