@@ -4,9 +4,9 @@ as a value each get a diagnostic that says what to write (AR208, AR216, AR201, A
 
 from __future__ import annotations
 
-from argus.dsl.check import check_source
+from checked_text import messages, reported
 
-QUIET = {"AR107", "AR108"}
+from argus.dsl.check import check_source
 
 SCALE = """\
 kernel scale(x: inout f32[N], s: f32[], loss: out f32[]):
@@ -17,21 +17,6 @@ kernel scale(x: inout f32[N], s: f32[], loss: out f32[]):
     store(x[offs], v, mask=offs < N)
     atomic_add(loss, sum(v, axis=0))
 """
-
-
-def reported(text: str) -> list[tuple[str, str]]:
-    """(code, the text its range covers) of each diagnostic but the missing-block warnings."""
-    lines = text.split("\n")
-    found = []
-    for d in check_source(text).diagnostics:
-        if d.code not in QUIET:
-            start, end = d.range.start, d.range.end
-            found.append((d.code, lines[start.line][start.character : end.character]))
-    return found
-
-
-def messages(text: str, code: str) -> list[str]:
-    return [d.message for d in check_source(text).diagnostics if d.code == code]
 
 
 # ---- 0-d tensors -----------------------------------------------------------------------------------------

@@ -3,11 +3,10 @@ reference takes, and each misuse's diagnostic (AR211, AR216, AR408, AR411, AR106
 
 from __future__ import annotations
 
+from checked_text import messages, param_types, reported
+
 from argus.dsl.check import check_source
 from argus.dsl.parser import parse
-from argus.dsl.types import TensorT
-
-QUIET = {"AR107", "AR108"}
 
 SCALE = """\
 kernel scale(x: inout f32[N], s: f32, y: out f32[N]):
@@ -18,26 +17,6 @@ kernel scale(x: inout f32[N], s: f32, y: out f32[N]):
     store(x[offs], v, mask=offs < N)
     store(y[offs], v + 1, mask=offs < N)
 """
-
-
-def reported(text: str) -> list[tuple[str, str]]:
-    """(code, the text its range covers) of each diagnostic but the missing-block warnings."""
-    lines = text.split("\n")
-    found = []
-    for d in check_source(text).diagnostics:
-        if d.code not in QUIET:
-            start, end = d.range.start, d.range.end
-            found.append((d.code, lines[start.line][start.character : end.character]))
-    return found
-
-
-def messages(text: str, code: str) -> list[str]:
-    return [d.message for d in check_source(text).diagnostics if d.code == code]
-
-
-def param_types(text: str) -> dict[str, TensorT]:
-    kernel = next(iter(check_source(text).analysis.kernels.values()))
-    return {p.name: p.type for p in kernel.params if isinstance(p.type, TensorT)}
 
 
 # ---- parsing ---------------------------------------------------------------------------------------------

@@ -4,11 +4,11 @@ verifier reads is the same with or without it, since indices stay logical."""
 
 from __future__ import annotations
 
-from argus.dsl import ast, ir
-from argus.dsl.check import CheckResult, check_source
-from argus.dsl.parser import parse
+from checked_text import reported
 
-QUIET = {"AR107", "AR108"}
+from argus.dsl import ast, ir
+from argus.dsl.check import check_source
+from argus.dsl.parser import parse
 
 GEMM = """\
 kernel k(A: f32[M, K], B: f32[K, N], C: out f32[M, N], bias: f32[N]):
@@ -26,18 +26,6 @@ kernel k(A: f32[M, K], B: f32[K, N], C: out f32[M, N], bias: f32[N]):
     acc += load(bias[rn], mask=rn < N, other=0)[None, :]
     store(C[rm, rn], acc, mask=(rm < M, rn < N))
 """
-
-
-def reported(text: str) -> list[tuple[str, str]]:
-    """(code, the text its range covers) of each diagnostic."""
-    lines = text.split("\n")
-    result: CheckResult = check_source(text)
-    found = []
-    for d in result.diagnostics:
-        if d.code not in QUIET:
-            start, end = d.range.start, d.range.end
-            found.append((d.code, lines[start.line][start.character : end.character]))
-    return found
 
 
 def with_layout(line: str) -> str:

@@ -5,11 +5,11 @@ kernel's sizes from the stored shape."""
 
 from __future__ import annotations
 
+from checked_text import messages, param_types, reported
+
 from argus.dsl.check import check_source
 from argus.dsl.parser import parse
-from argus.dsl.types import SizeExpr, TensorT
-
-QUIET = {"AR107", "AR108"}
+from argus.dsl.types import SizeExpr
 
 VIEW = """\
 kernel rows(x: f16[B, C, H, W] as [B, C * H * W], y: out f32[B, C, H, W] as [B, C * H * W]):
@@ -20,26 +20,6 @@ kernel rows(x: f16[B, C, H, W] as [B, C * H * W], y: out f32[B, C, H, W] as [B, 
     v = load(x[b, cols], mask=cols < C * H * W, other=0)
     store(y[b, cols], v.to(f32), mask=cols < C * H * W)
 """
-
-
-def reported(text: str) -> list[tuple[str, str]]:
-    """(code, the text its range covers) of each diagnostic but the missing-block warnings."""
-    lines = text.split("\n")
-    found = []
-    for d in check_source(text).diagnostics:
-        if d.code not in QUIET:
-            start, end = d.range.start, d.range.end
-            found.append((d.code, lines[start.line][start.character : end.character]))
-    return found
-
-
-def messages(text: str, code: str) -> list[str]:
-    return [d.message for d in check_source(text).diagnostics if d.code == code]
-
-
-def param_types(text: str) -> dict[str, TensorT]:
-    kernel = next(iter(check_source(text).analysis.kernels.values()))
-    return {p.name: p.type for p in kernel.params if isinstance(p.type, TensorT)}
 
 
 # ---- parsing ---------------------------------------------------------------------------------------------
