@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from argus.dsl import ast, ir
 from argus.dsl.atomics import DTYPES, RETURNS_OLD, one_start
 from argus.dsl.calls.arguments import bind_args, value_arg
-from argus.dsl.calls.memory import access_arg, mask_arg, narrows
+from argus.dsl.calls.memory import access_arg, add_mask, narrows
 from argus.dsl.calls.table import type_rule
 from argus.dsl.scope import ERROR, Ref, V
 from argus.dsl.shapes import fits
@@ -83,13 +83,8 @@ def call_atomic(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
         return ERROR
     operands.append(value.value)
     attrs = {"tensor": ref.name, "rank": len(ref.indices), "mask": False}
-    if "mask" in args:
-        mask = mask_arg(an, args["mask"], ref.shape)
-        if mask is ERROR:
-            return ERROR
-        if mask is not None:
-            operands.append(mask)
-            attrs["mask"] = True
+    if not add_mask(an, args, ref, operands, attrs):
+        return ERROR
     if not one_start(an, ref, kind, e.span):
         return ERROR
     if kind not in RETURNS_OLD:

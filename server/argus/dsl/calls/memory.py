@@ -202,6 +202,20 @@ def mask_arg(an: KernelAnalyzer, expr: ast.Expr, shape: Shape) -> ir.Value | V |
     return v.value
 
 
+def add_mask(an: KernelAnalyzer, args: dict, ref: Ref, operands: list, attrs: dict) -> bool:
+    """An access's `mask=` argument, when given, appended to its operands (`attrs["mask"]` says so); False when
+    the mask is wrong (reported)."""
+    if "mask" not in args:
+        return True
+    mask = mask_arg(an, args["mask"], ref.shape)
+    if mask is ERROR:
+        return False
+    if mask is not None:
+        operands.append(mask)
+        attrs["mask"] = True
+    return True
+
+
 @type_rule("load")
 def call_load(an: KernelAnalyzer, e: ast.Call, name: str) -> V:
     args = bind_args(an, e, ["ref", "mask", "other"], 1)
@@ -213,13 +227,8 @@ def call_load(an: KernelAnalyzer, e: ast.Call, name: str) -> V:
     ref: Ref = access.ref
     operands = [ref.tensor, *ref.indices]
     attrs = {"tensor": ref.name, "rank": len(ref.indices), "mask": False, "other": False}
-    if "mask" in args:
-        mask = mask_arg(an, args["mask"], ref.shape)
-        if mask is ERROR:
-            return ERROR
-        if mask is not None:
-            operands.append(mask)
-            attrs["mask"] = True
+    if not add_mask(an, args, ref, operands, attrs):
+        return ERROR
     if "other" in args and not isinstance(args["other"], ast.NoneLit):
         other = value_arg(an, args["other"])
         if isinstance(other.type, ErrorT):
@@ -272,13 +281,8 @@ def call_store(an: KernelAnalyzer, e: ast.Call, kind: str) -> V:
         )
     operands = [ref.tensor, *ref.indices, value.value]
     attrs = {"tensor": ref.name, "rank": len(ref.indices), "mask": False}
-    if "mask" in args:
-        mask = mask_arg(an, args["mask"], ref.shape)
-        if mask is ERROR:
-            return ERROR
-        if mask is not None:
-            operands.append(mask)
-            attrs["mask"] = True
+    if not add_mask(an, args, ref, operands, attrs):
+        return ERROR
     if kind == "atomic_add" and not one_start(an, ref, kind, e.span):  # one start per output (AR220)
         return ERROR
     an.emit(kind, operands, None, e.span, **attrs)
