@@ -80,6 +80,21 @@ def test_a_card_whose_gains_needed_spills_is_not_explored_at_a_kernel_that_spill
     assert scored(sites[0], unknown)[0] == EXPLORE  # no compile yet: spills unknown, explored as before
 
 
+def test_the_state_s_registers_a_thread_from_its_compile_decide_whether_evidence_with_room_reaches_it():
+    """BK measured only where the compile left registers to spare: at a state whose last compile gave 237
+    registers a thread the card claims nothing and the site is explored; at 150 its number stands; with no
+    compile the fact is unknown and the number stands too."""
+    room = F16 | {"registers": "128 to 191"}
+    tile = situated(library_card("tile_size.BK.dot"), (1.2, room), (1.3, room))
+    site = Site(tile, 0, tile.id, facts=F16 | {"registers": None})
+    near_limit, spare, unknown = Context(registers=237), Context(registers=150), Context()
+    tier, _, predicted = scored(site, near_limit)
+    assert tier == EXPLORE and predicted.effect is None and "registers a thread" in predicted.why
+    for context in (spare, unknown):
+        tier, effect, predicted = scored(site, context)
+        assert tier == GAINS and predicted.covered and round(effect, 2) == 1.25
+
+
 def test_a_card_that_lost_everywhere_gets_no_exploration_credit():
     lost = situated(library_card("tile_size.BM.dot"), (0.5, F16))
     assert prior(lost) == 0.5
@@ -129,3 +144,20 @@ def test_the_light_bulb_disables_a_skill_whose_condition_of_benefit_fails():
     hidden = action(slower)
     assert not hidden.applicable and hidden.edits == ()
     assert hidden.failed_precondition.startswith("condition of benefit fails: measured slower")
+
+
+def test_the_light_bulb_reads_the_registers_of_the_last_gate_compile_of_this_text():
+    """The language server hands the provider the registers a thread its last gate run compiled for this very
+    text: evidence measured with registers to spare shows no number at a kernel near the limit."""
+    cards = [c for c in load_cards() if c.id.endswith(".row")]
+    exp2 = next(s for s in applicable_sites(SOFTMAX, "softmax", cards) if s.card.id == "exp2.row")
+    room = situated(exp2.card, (1.3, exp2.facts | {"registers": "under 128"}))
+    span = Span(exp2.line, 0, exp2.line, 0)
+
+    def detail(registers: dict[str, int]) -> str:
+        request = SkillRequest("file:///s.argus", SOFTMAX, check_source(SOFTMAX), span, {}, registers)
+        return next(a for a in LibraryProvider(cards=[room]).actions(request) if a.skill == "exp2.row").detail
+
+    assert detail({}).startswith("1.30× on ")
+    assert detail({"softmax": 40}).startswith("1.30× on ")
+    assert detail({"softmax": 230}) == "not measured for registers a thread = 192 or more (measured: under 128)"

@@ -13,15 +13,23 @@ from argus.skills.library import load_cards
 from argus.skills.matcher import match
 from argus.skills.predict import predict
 from argus.skills.situation import (
+    SCOPE,
+    agrees,
     describe,
     live_accumulator_registers,
     measurements,
+    registers_fact,
     scope_of,
     sites_situation,
     situation,
+    with_compile,
 )
 
 F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
+
+
+def agrees_on_scope(a: dict | None, b: dict) -> bool:
+    return a is not None and agrees(a, b, [k for k in SCOPE if k != "registers"])
 
 
 def kernel_facts(path: str) -> dict:
@@ -253,3 +261,27 @@ def test_a_grid_under_one_wave_is_its_own_situation_and_row_evidence_does_not_re
     predicted = predict(card, facts)
     assert predicted.effect is None and not predicted.covered
     assert "grid" in predicted.why, predicted.why
+
+
+def test_registers_near_the_limit_are_their_own_situation_and_evidence_with_room_does_not_reach_them():
+    """A bigger K step adds operand fragments to every thread: on a tf32x3 GEMM the lineages measured it where
+    the compile left registers to spare (8 warps), and a state already near the 255 a thread spills instead.
+    The compile's registers (the state's last gate run) put the site in its band; without a compile the fact
+    is unknown and constrains nothing."""
+    assert [registers_fact(r) for r in (None, 96, 128, 191, 192, 255)] == [
+        None, "under 128", "128 to 191", "128 to 191", "192 or more", "192 or more"
+    ]  # fmt: skip
+    facts = kernel_facts("examples/fp32_linear_gelu.argus")
+    assert facts["registers"] is None
+    card = next(c for c in load_cards() if c.id == "tile_size.BK.dot")
+    assert set(card.scope["registers"]) == {"under 128", "128 to 191", "192 or more"}
+    room = with_compile(facts, 0, 150)
+    assert room["registers"] == "128 to 191" and room["spills"] == "none"
+    assert "128 to 191 registers a thread" in describe(room)
+    near_limit = with_compile(facts, 0, 237)
+    assert near_limit["registers"] == "192 or more"
+    measured_with_room = [e for e in card.evidence if e.facts and agrees_on_scope(e.facts, room)]
+    assert measured_with_room and all(e.facts["registers"] == "128 to 191" for e in measured_with_room)
+    predicted = predict(card, near_limit, {"setting": "BK", "from": "32", "to": "64"})
+    assert predicted.effect is None and "registers a thread" in predicted.why, predicted.why
+    assert with_compile(facts) is facts  # nothing compiled: the situation as it was

@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import applicable_sites, prediction, spill_bytes
+from argus.agent.sites import applicable_sites, prediction, registers, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
@@ -39,7 +39,8 @@ class RandomPlanner:
             return None
         site = self.rng.choice(sites)  # sites come in source order, so one seed gives one sequence
         self.tried.add((here, site.key))
-        predicted = prediction(site, spill_bytes(state.gate))  # not used to choose: logged to judge the cards
+        # not used to choose: logged to judge the cards
+        predicted = prediction(site, spill_bytes(state.gate), registers(state.gate))
         return Proposal(
             kind="skill",
             skill=site.card.id,

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import Site, applicable_sites, prediction, spill_bytes
+from argus.agent.sites import Site, applicable_sites, prediction, registers, spill_bytes
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
@@ -85,6 +85,7 @@ class Context:
     stats: dict[str, tuple[float, int]] = field(default_factory=dict)
     observed: dict[str, dict[Kind, float]] = field(default_factory=dict)
     spill_bytes: int | None = None
+    registers: int | None = None
 
     def measured(self, site: Site) -> float | None:
         """What this run measured of the site's skill at a state of the site's kind (a step without a recorded
@@ -108,7 +109,7 @@ def prior(card: Card) -> float:
 
 def scored(site: Site, context: Context = Context()) -> tuple[int, float, Prediction]:
     """The site's tier, its score within the tier, and the card's prediction there."""
-    predicted = prediction(site, context.spill_bytes)
+    predicted = prediction(site, context.spill_bytes, context.registers)
     card = site.card
     measured = context.measured(site)
     if measured is not None:
@@ -173,6 +174,7 @@ class Kept:
     source: str
     ms: float | None
     spill_bytes: int | None  # from its gate result's compile facts
+    registers: int | None  # the same
     order: int  # when it was first seen: later (further refined) first among equal times
 
     def sort_key(self) -> tuple[float, int]:
@@ -219,14 +221,16 @@ class SearchPlanner:
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         current = digest(state.source)
         if current not in self.frontier:
-            self.frontier[current] = Kept(state.source, state.ms, spill_bytes(state.gate), len(self.frontier))
+            self.frontier[current] = Kept(
+                state.source, state.ms, spill_bytes(state.gate), registers(state.gate), len(self.frontier)
+            )
         self.frontier[current].ms = state.ms
         stats = self.skill_stats(history)
         observed = observed_effects(history)
         broken = broken_rewrites(history)
         explore = self.proposals % EXPLORE_EVERY == EXPLORE_EVERY - 1
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
-            context = Context(stats, observed, kept.spill_bytes)
+            context = Context(stats, observed, kept.spill_bytes, kept.registers)
             for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context, explore):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
                     continue

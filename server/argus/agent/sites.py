@@ -12,7 +12,7 @@ from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.matcher import match
 from argus.skills.predict import Prediction, predict
-from argus.skills.situation import Situation, kernel_situation, with_spills
+from argus.skills.situation import Situation, kernel_situation, with_compile
 
 if TYPE_CHECKING:
     from argus.gate.result import GateResult
@@ -37,10 +37,10 @@ class Site:
         return (self.card.id, self.anchor_text, self.params)
 
 
-def prediction(site: Site, spill_bytes: int | None = None) -> Prediction:
-    """The card's prediction at the site, with the state's register spills (its last GPU-target compile) put
-    into the situation where known."""
-    return predict(site.card, with_spills(site.facts, spill_bytes), dict(site.params), spill_bytes)
+def prediction(site: Site, spill_bytes: int | None = None, registers: int | None = None) -> Prediction:
+    """The card's prediction at the site, with the state's register spills and registers a thread (its last
+    GPU-target compile) put into the situation where known."""
+    return predict(site.card, with_compile(site.facts, spill_bytes, registers), dict(site.params), spill_bytes)
 
 
 def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None, facts=None) -> float:
@@ -53,6 +53,12 @@ def spill_bytes(gate: GateResult | None) -> int | None:
     """A state's register spill stores from its gate result's compile facts, when it has them."""
     facts = gate.compile.facts if gate is not None else None
     return facts.spill_stores_bytes if facts is not None else None
+
+
+def registers(gate: GateResult | None) -> int | None:
+    """A state's registers a thread from its gate result's compile facts, when it has them."""
+    facts = gate.compile.facts if gate is not None else None
+    return facts.registers if facts is not None else None
 
 
 # A planner asks about the same state once per proposal it makes there: remember the last few answers.

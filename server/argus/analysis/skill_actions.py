@@ -24,7 +24,11 @@ def default_providers() -> list[SkillProvider]:
 
 
 def skill_actions(
-    analysis: Analysis, span: Span, registry: ProviderRegistry, spill_bytes: Mapping[str, int]
+    analysis: Analysis,
+    span: Span,
+    registry: ProviderRegistry,
+    spill_bytes: Mapping[str, int],
+    registers: Mapping[str, int] | None = None,
 ) -> list[SkillAction]:
-    request = SkillRequest(analysis.uri, analysis.text, analysis.check, span, dict(spill_bytes))
+    request = SkillRequest(analysis.uri, analysis.text, analysis.check, span, dict(spill_bytes), dict(registers or {}))
     return registry.actions(request)

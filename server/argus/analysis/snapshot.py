@@ -118,12 +118,16 @@ class Analysis:
 
     # ---- skills -------------------------------------------------------------------------------------
     def skill_actions(
-        self, span: Span, registry: ProviderRegistry, spill_bytes: Mapping[str, int] | None = None
+        self,
+        span: Span,
+        registry: ProviderRegistry,
+        spill_bytes: Mapping[str, int] | None = None,
+        registers: Mapping[str, int] | None = None,
     ) -> list[SkillAction]:
         """What `registry`'s providers propose for `span` (applicable with edits for this text, or disabled
-        with the failed precondition). `spill_bytes`: per kernel, the spill stores a gate compile of this very
-        text measured, where one did."""
-        return skill_actions.skill_actions(self, span, registry, spill_bytes or {})
+        with the failed precondition). `spill_bytes` and `registers`: per kernel, the spill stores and the
+        registers a thread a gate compile of this very text measured, where one did."""
+        return skill_actions.skill_actions(self, span, registry, spill_bytes or {}, registers)
 
     def skill_facts(self, kernel: str) -> KernelFacts | None:
         """The facts skill preconditions are stated over (argus.skills.facts), for the kernel named `kernel`."""

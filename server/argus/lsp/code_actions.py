@@ -134,27 +134,31 @@ async def fix_verifies(server: ServerState, snapshot: Snapshot, fix: QuickFix) -
     return await server.solver.quick(verify)
 
 
-def gate_spills(server: ServerState, snapshot: Snapshot) -> dict[str, int]:
-    """Per kernel, the spill stores the last gate run compiled for this very version of the document."""
+def gate_compiles(server: ServerState, snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int]]:
+    """Per kernel, the spill stores and the registers a thread of the last gate run's compile of this very
+    version of the document."""
     state = server.documents.get(snapshot.uri)
     run = state.gate if state is not None else None
+    spills: dict[str, int] = {}
+    registers: dict[str, int] = {}
     if run is None or run.version != snapshot.version:
-        return {}
-    found = {}
+        return spills, registers
     for result in run.results:
         facts = result.compile.facts
         if facts is not None and facts.spill_stores_bytes is not None:
-            found[result.kernel] = facts.spill_stores_bytes
-    return found
+            spills[result.kernel] = facts.spill_stores_bytes
+        if facts is not None and facts.registers is not None:
+            registers[result.kernel] = facts.registers
+    return spills, registers
 
 
 async def skill_actions(
     server: ServerState, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
     span = snapshot.positions.span(selection)
-    spills = gate_spills(server, snapshot)
+    spills, registers = gate_compiles(server, snapshot)
     proposed = await asyncio.get_running_loop().run_in_executor(
-        server.check_pool, snapshot.analysis.skill_actions, span, server.skills, spills
+        server.check_pool, snapshot.analysis.skill_actions, span, server.skills, spills, registers
     )
     from argus.skills.apply import digest  # the skills layer loads with the language core, after initialize
 

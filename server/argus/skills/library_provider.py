@@ -32,7 +32,8 @@ class LibraryProvider:
                 if any(a.title == title for a in actions):
                     continue
                 failed = found.failed
-                prediction = found.prediction(request.spill_bytes.get(found.application.kernel))
+                kernel = found.application.kernel
+                prediction = found.prediction(request.spill_bytes.get(kernel), request.registers.get(kernel))
                 reason = None if failed is None else f"{failed.name}: {failed.found}"
                 if reason is None and prediction.hurts is not None:
                     reason = f"condition of benefit fails: {prediction.hurts}"

@@ -16,7 +16,7 @@ from argus.skills.document import Document
 from argus.skills.facts import has_dot, walk
 from argus.skills.predict import Prediction, predict
 from argus.skills.roles import constants_for
-from argus.skills.situation import Situation, kernel_situation, with_spills
+from argus.skills.situation import Situation, kernel_situation, with_compile
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application, Check
 
@@ -30,8 +30,9 @@ class Match:
     application: Application
     facts: Situation | None = field(default=None, compare=False)  # the kernel's situation (no compile at hand)
 
-    def prediction(self, spill_bytes: int | None = None) -> Prediction:
-        return predict(self.card, with_spills(self.facts, spill_bytes), self.application.params, spill_bytes)
+    def prediction(self, spill_bytes: int | None = None, registers: int | None = None) -> Prediction:
+        facts = with_compile(self.facts, spill_bytes, registers)
+        return predict(self.card, facts, self.application.params, spill_bytes)
 
     @property
     def applicable(self) -> bool:

@@ -40,6 +40,7 @@ class SkillRequest:
     # per kernel, the register spill stores (bytes) of a GPU-target compile of this very text, where the gate
     # compiled it: a skill measured only on spilling kernels predicts nothing for one that spills none
     spill_bytes: Mapping[str, int] = field(default_factory=dict)
+    registers: Mapping[str, int] = field(default_factory=dict)  # per kernel, registers a thread of that compile
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,9 @@ was applied to (the candidate's text, without the skill). Two kinds of fact:
   memory-bound, whether it spills registers, whether rows are wider than a tile, how many registers a thread
   gives the dots' results (a 128 x 128 f32 tile at 4 warps is 128 of them, 64 x 64 is 32: more warps help the
   first and cost the second; the dots of one loop count together, see `live_accumulator_registers`), whether
-  the grid fills the GPU's SMs once (a larger tile on a grid under one wave leaves more of them idle). A card
-  claims an effect only
+  the grid fills the GPU's SMs once (a larger tile on a grid under one wave leaves more of them idle), how many
+  registers a thread the compile gives the kernel (near the 255 a thread can have, a bigger tile spills where
+  the same tile with registers to spare gains). A card claims an effect only
   where some measurement agrees with the site on every scope fact both know; elsewhere it says "not measured
   for <fact>" and claims no number.
 - **Condition facts** (`CONDITIONS`: the scope facts plus the policy) split the measurements that agree: where a
@@ -34,7 +35,7 @@ from argus.skills.document import Document
 Situation = dict[str, Value | None]
 
 # what kind of kernel: outside every measurement on these, a card has no number
-SCOPE = ("operands", "k_major", "trans", "bound", "spills", "rows", "accumulator", "grid")
+SCOPE = ("operands", "k_major", "trans", "bound", "spills", "registers", "rows", "accumulator", "grid")
 # what splits measurements that agree on the scope into helping and hurting ones
 CONDITIONS = (*SCOPE, "num_warps", "num_stages")
 HELPS, HURTS = 1.02, 0.98  # a median at or beyond these is a gain or a loss; between them, noise
@@ -45,6 +46,7 @@ LABELS = {
     "trans": "operands through trans",
     "bound": "bound",
     "spills": "register spills",
+    "registers": "registers a thread",
     "rows": "rows",
     "accumulator": "accumulator registers a thread",
     "grid": "grid",
@@ -62,17 +64,18 @@ def situation(
     if site is None:
         return None
     spilled = site.spill_stores_bytes if site.spill_stores_bytes is not None else spill_bytes
-    registers = site.accumulator_registers if accumulator_registers is None else accumulator_registers
+    held = site.accumulator_registers if accumulator_registers is None else accumulator_registers
     return {
         "operands": operands(site),
         "k_major": both(site.a_k_major, site.b_k_major) if site.dot_line is not None else None,
         "trans": both(site.a_trans, site.b_trans) if site.dot_line is not None else None,
         "bound": site.bound,
         "spills": None if spilled is None else spill_fact(spilled),
+        "registers": registers_fact(site.registers),
         "rows": None
         if site.row_wider_than_tile is None
         else ("wider than a tile" if site.row_wider_than_tile else "within a tile"),
-        "accumulator": accumulator_fact(registers) if site.dot_line is not None else None,
+        "accumulator": accumulator_fact(held) if site.dot_line is not None else None,
         "grid": grid_fact(site.programs),
         "num_warps": site.num_warps,
         "num_stages": site.num_stages,
@@ -122,12 +125,28 @@ def spill_fact(spill_bytes: int) -> str:
     return "spills" if spill_bytes >= SPILL_MARGIN else "none"
 
 
-def with_spills(facts: Situation | None, spill_bytes: int | None) -> Situation | None:
-    """The situation with the spills of a compile put in where it does not know them (a situation computed
-    without a compile, and the spills of the state's last gate run)."""
-    if facts is None or spill_bytes is None or facts.get("spills") is not None:
+def registers_fact(registers: int | None) -> str | None:
+    """The registers a thread of the kernel's compile, in three bands of the 255 a thread can hold: room to
+    spare; half of them or more; three quarters or more, where the operand fragments of a bigger tile or a
+    deeper pipeline no longer fit (ptxas caps at 255 and spills the rest)."""
+    if registers is None:
+        return None
+    return "under 128" if registers < 128 else "128 to 191" if registers < 192 else "192 or more"
+
+
+def with_compile(
+    facts: Situation | None, spill_bytes: int | None = None, registers: int | None = None
+) -> Situation | None:
+    """The situation with what a compile knows put in where it does not know it (a situation computed without
+    a compile, and the spills and registers of the state's last gate run)."""
+    if facts is None:
         return facts
-    return facts | {"spills": spill_fact(spill_bytes)}
+    known: Situation = {}
+    if spill_bytes is not None and facts.get("spills") is None:
+        known["spills"] = spill_fact(spill_bytes)
+    if registers is not None and facts.get("registers") is None:
+        known["registers"] = registers_fact(registers)
+    return facts | known if known else facts
 
 
 def kernel_situation(doc: Document, kernel: str) -> Situation | None:
@@ -171,6 +190,8 @@ def describe(facts: Situation, keys: Iterable[str] = CONDITIONS) -> str:
             words.append(f"{value}-bound")
         elif key == "spills":
             words.append("spilling registers" if value == "spills" else "no spills")
+        elif key == "registers":
+            words.append(f"{value} registers a thread")
         elif key == "rows":
             words.append(f"rows {value}")
         elif key == "accumulator":
