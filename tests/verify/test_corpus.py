@@ -35,6 +35,7 @@ KINDS = {
     "alignment of statistics": {"AR311"},
     "padding into reductions": {"AR313"},
     "division by zero": {"AR314"},
+    "NaN of a row with no real lane": {"AR317"},
 }
 
 
@@ -210,6 +211,18 @@ def confirm(kernel, w) -> str:
                 if divisor is not None and divisor[element] == 0:
                     return "confirmed"
         return "the divisor is not 0 at the witness"
+    if kind == "nan":
+        # both operands infinite at the witness element, so their difference (or sum) is NaN
+        for floats in ("normal", "positive"):
+            for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",), floats):
+                if e.detail["name"] not in ("-", "+") or any(f is None for f in e.detail["floats"]):
+                    continue
+                a, b = (f[element] for f in e.detail["floats"])
+                with np.errstate(invalid="ignore"):  # the NaN is what is looked for
+                    made = a - b if e.detail["name"] == "-" else a + b
+                if np.isnan(made) and not (np.isnan(a) or np.isnan(b)):
+                    return "confirmed"
+        return "no -inf - -inf at the witness"
     if kind == "tag":
         events = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("assert",))
         return "confirmed" if any(not e.detail["holds"] for e in events) else "the assertion holds at the witness"

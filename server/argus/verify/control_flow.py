@@ -9,6 +9,7 @@ import z3
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
 from argus.verify.data_zeros import counted_sum
+from argus.verify.infinite_rows import later_iterations, running_maxima
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
 from argus.verify.padding_checks import lane_tree
@@ -66,6 +67,7 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     yields = run_body(ev, body, iv, havocked, inner)
     ev.recording = saved
     args = [refine(ev, init, h, y, loop) for init, h, y in zip(inits, havocked, yields, strict=True)]
+    running_max_lanes(ev, body, iv, inits, args, loop, inner)
     # pass 2: the real one, repeated (its records dropped) while a carried layout is not inductive
     for attempt in range(4):
         marks = (len(ev.obligations), len(ev.accesses))
@@ -86,6 +88,25 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         after = after_loop(ev, init, arg, op.attrs["var"])
         after.lanes = counted_lanes(ev, init, body, k, zero_trip_lanes(ev, init, loop, stop))
         ev.set(result, after, op.span)
+
+
+def running_max_lanes(
+    ev: Evaluator, body: ir.Block, iv: z3.ArithRef, inits: list[Sym], args: list[Sym], loop: Loop, inner: Context
+) -> None:
+    """The lanes of each running max that starts at -inf (infinite_rows): a trial run of the body with the
+    start in the first iteration learns what the first iteration leaves; its records are dropped."""
+    running = running_maxima(body, inits) if ev.emitting else []
+    if not running:
+        return
+    for k in running:
+        args[k].lanes = later_iterations(None, inits[k].lanes, iv, loop.start)
+    marks, saved = (len(ev.obligations), len(ev.accesses)), ev.invariants
+    ev.invariants = []
+    yields = run_body(ev, body, iv, args, inner)
+    del ev.obligations[marks[0] :], ev.accesses[marks[1] :]
+    ev.invariants = saved
+    for k in running:
+        args[k].lanes = later_iterations(yields[k].lanes, inits[k].lanes, iv, loop.start)
 
 
 def run_body(ev: Evaluator, body: ir.Block, iv: z3.ArithRef, args: list[Sym], context: Context) -> list[Sym]:

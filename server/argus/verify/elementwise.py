@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import z3
 
 from argus.dsl import ir
+from argus.verify.infinite_rows import nan_created
 from argus.verify.model import Context, Entry, Key, Obligation, Sym
 from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const
 from argus.verify.padding_checks import accumulation, chosen, combined, division, lane_tree
@@ -217,6 +218,8 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     if name == "/" and is_float(op.result.type):
         division(ev, op, a, b, context)
     elementwise(ev, op, [a, b], term, context, lambda: combined(ev, [a, b], BINARY.get(name)))
+    if name in ("+", "-") and is_float(op.result.type):
+        nan_created(ev, op, a, b, ev.get(op.result), context)
 
 
 @rule("unary")

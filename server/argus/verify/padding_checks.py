@@ -432,14 +432,24 @@ def divisor_name(value: ir.Value) -> str:
     return value.name or "the divisor"
 
 
-def zero_paths(tree: Tree, path: tuple[z3.BoolRef, ...] = ()) -> list[tuple[z3.BoolRef, ...]]:
+def zero_paths(tree: Tree) -> list[tuple[z3.BoolRef, ...]]:
     """The conditions on the way to each leaf of `tree` that holds exactly 0, through modelled conditions only:
     below a condition the verifier does not model (a float comparison) the value may be guarded."""
+    return exact_paths(tree, is_zero)
+
+
+def exact_paths(
+    tree: Tree, holds: Callable[[VSet], bool], path: tuple[z3.BoolRef, ...] = ()
+) -> list[tuple[z3.BoolRef, ...]]:
+    """The conditions on the way to each leaf of `tree` whose values satisfy `holds`, through modelled
+    conditions only (below a float comparison, `where(m == -inf, 0, m)`, the value may be guarded)."""
     if isinstance(tree, Leaf):
-        return [path] if is_zero(tree.values) else []
+        return [path] if holds(tree.values) else []
     if tree.cond is None:
         return []
-    return zero_paths(tree.then, (*path, tree.cond)) + zero_paths(tree.orelse, (*path, z3.Not(tree.cond)))
+    return exact_paths(tree.then, holds, (*path, tree.cond)) + exact_paths(
+        tree.orelse, holds, (*path, z3.Not(tree.cond))
+    )
 
 
 def padding_leaves(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import z3
 
 from argus.dsl import ir
+from argus.verify.infinite_rows import every_lane_ninf
 from argus.verify.model import Context, Entry, Sym
 from argus.verify.padding import known, move
 from argus.verify.padding_checks import reduce_padding, reduced_lanes
@@ -84,4 +85,6 @@ def reduce_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         layout[key] = Entry(move_coords(entry.term, mapping), entry.label, True, op.span)
     term = ev.shared.fresh(f"{op.attrs['fn']} of integers") if is_int(op.result.type) else None
     lanes = None if term is not None else reduced_lanes(ev, x, axes, op.attrs["fn"], mapping)
+    if lanes is None and term is None and ev.emitting and op.attrs["fn"] == "max":
+        lanes = move(every_lane_ninf(x, axes), mapping)  # a row of -inf lanes has a max of -inf
     ev.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))
