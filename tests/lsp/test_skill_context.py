@@ -1,9 +1,9 @@
 """A skill's light bulb names the situation its effect was measured in, and once the gate has compiled this very
 text the claim follows what the compile found. `num_warps.dot` on an f16 GEMM with a 128 x 128 tile at 4 warps
 (128 accumulator registers a thread, where its measurements are): before a compile (spills unknown) the f16
-measurements that agree on the rest, all on kernels whose 4 warps spilled; after a gate run that found no spills,
-no f16 measurement matches (its spill-free ones are exact fp32, and attention at D = 64, which lost), so it
-claims no number."""
+measurements that agree on the rest, all on kernels whose 4 warps spilled; after a gate run that found no spills
+(and put the compile's registers a thread into the situation), no f16 measurement matches, so it claims no
+number."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ async def test_a_skill_measured_only_on_spilling_f16_kernels_claims_nothing_once
     assert result["compile"]["facts"]["spill_stores_bytes"] == 0, result["compile"]
 
     after = await more_warps_title(vscode, uri)
-    assert "(not measured for f16 dots, K-major A, no trans, compute-bound, no spills, accumulator 128 or more" in after
-    assert after.endswith("registers a thread, a grid of a wave or more together)"), after
-    assert "×" not in after
+    # the compile's facts (no spills, and its registers a thread, whose band is the Triton version's) leave no
+    # f16 measurement that agrees: the reason names the compile's facts, and no number is claimed
+    assert "(not measured for " in after and "registers a thread" in after, after
+    assert "spilling registers" not in after and "×" not in after, after
