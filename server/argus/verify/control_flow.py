@@ -9,7 +9,7 @@ import z3
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
 from argus.verify.data_zeros import counted_sum
-from argus.verify.infinite_rows import later_iterations, running_maxima
+from argus.verify.infinite_rows import later_iterations, mentions, running_maxima
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
 from argus.verify.padding_checks import lane_tree
@@ -106,7 +106,10 @@ def running_max_lanes(
     del ev.obligations[marks[0] :], ev.accesses[marks[1] :]
     ev.invariants = saved
     for k in running:
-        args[k].lanes = later_iterations(yields[k].lanes, inits[k].lanes, iv, loop.start)
+        first = yields[k].lanes
+        if first is not None and mentions(first, set(ev.shared.carried)):
+            first = None  # what another carried value decides at iteration 0 says nothing of later ones
+        args[k].lanes = later_iterations(first, inits[k].lanes, iv, loop.start)
 
 
 def run_body(ev: Evaluator, body: ir.Block, iv: z3.ArithRef, args: list[Sym], context: Context) -> list[Sym]:

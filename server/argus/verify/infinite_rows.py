@@ -27,7 +27,7 @@ from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import REAL, Leaf, Tree, VSet, apply, bounded, branch, leaves
 from argus.verify.padding_checks import exact_paths, lane_tree
-from argus.verify.terms import COORDS, substitute
+from argus.verify.terms import COORDS, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 if TYPE_CHECKING:
@@ -84,6 +84,15 @@ def later_iterations(first: Tree | None, start: Tree, iv: z3.ArithRef, begin: z3
     if first is None:
         return branch(iv == begin, start, Leaf(REAL))
     return branch(iv == begin, start, at_first(first, iv, begin))
+
+
+def mentions(tree: Tree, names: set[str]) -> bool:
+    """Whether a condition of the tree mentions one of the variables `names` (a carried value's havoc)."""
+    if isinstance(tree, Leaf):
+        return False
+    if tree.cond is not None and free_names(tree.cond) & names:
+        return True
+    return mentions(tree.then, names) or mentions(tree.orelse, names)
 
 
 def at_first(tree: Tree, iv: z3.ArithRef, begin: z3.ArithRef) -> Tree:
