@@ -1,11 +1,15 @@
 """What every held-out set's test asserts, written once: a registered set is frozen (its files match the
 SHA256SUMS written when it was committed), its README lists every kernel, each kernel checks and verifies with no
 diagnostic and has a reference and a small and a large size set, and no kernel of it is an expert, an example,
-a kernel of another set, or named by a lineage record or a card."""
+a kernel of another set, or named by a lineage record or a card; and the facts of a kernel's text the later sets
+register (a tune list or a policy, its dot accumulators, the programs its grid launches at `large`), read from the
+text alone, not through argus.skills."""
 
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -79,3 +83,29 @@ def assert_held_out(folder: Path, paths: list[Path], others: list[Path]) -> None
         for name in held_out:
             assert f"kernel {name}(" not in raw, f"{record.name} holds the held-out kernel {name}"
             assert f'"kernel": "{name}"' not in raw, f"{record.name} is a lineage of {name}"
+
+
+def has_tune_or_policy(text: str) -> bool:
+    return bool(re.search(r"\btune\s*\[|^\s*policy\b", text, re.MULTILINE))
+
+
+def dot_accumulators(text: str) -> int:
+    """The tiles started from zeros that a `dot` adds into (`acc = dot(a, b, acc)` or `acc += dot(...)`)."""
+    started = re.findall(r"^\s*(\w+) = zeros\(", text, re.MULTILINE)
+    return sum(
+        bool(re.search(rf"^\s*{name} \+= dot\(|^\s*{name} = dot\(.*, {name}\)$", text, re.MULTILINE))
+        for name in started
+    )
+
+
+def programs_at_large(text: str) -> int:
+    """The programs the kernel's `grid` launches at its `large` sizes, from the `tile`, `grid` and `sizes` lines
+    (each tile constant's declared value, not its tune list)."""
+    (tiles,) = re.findall(r"^\s*tile (.*)$", text, re.MULTILINE)
+    (grid,) = re.findall(r"^\s*grid \((.*)\)$", text, re.MULTILINE)
+    (large,) = re.findall(r"^\s*large: (.*)$", text, re.MULTILINE)
+    names = {k: int(v) for k, v in re.findall(r"(\w+) = (\d+)", re.sub(r"tune \[[^\]]*\]", "", tiles))}
+    names |= {k: int(v.replace("_", "")) for k, v in re.findall(r"(\w+) = ([\d_]+)", large)}
+    cdiv = lambda a, b: -(-a // b)  # noqa: E731
+    dims = eval(f"[{grid}]", {"__builtins__": {}, "cdiv": cdiv}, names)
+    return math.prod(dims)

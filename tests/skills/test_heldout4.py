@@ -15,7 +15,6 @@ change after registration changes, and the held-out check measures it, not the o
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from heldout_sets import (
     assert_readme_lists,
     assert_reference_and_small_and_large_sizes,
     assert_unchanged_since_registered,
+    has_tune_or_policy,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,10 +52,6 @@ REGISTERED = {
     "row_zscore_clip": ("f32", "row", False, True),
 }
 PATHS = [HELDOUT4 / f"{name}.argus" for name in REGISTERED]
-
-
-def has_tune_or_policy(text: str) -> bool:
-    return bool(re.search(r"\btune\s*\[|^\s*policy\b", text, re.MULTILINE))
 
 
 def test_the_folder_holds_exactly_the_registered_kernels():

@@ -18,7 +18,6 @@ measures it, not the other way round.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,8 @@ from heldout_sets import (
     assert_readme_lists,
     assert_reference_and_small_and_large_sizes,
     assert_unchanged_since_registered,
+    dot_accumulators,
+    has_tune_or_policy,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,19 +56,6 @@ REGISTERED = {
     "channel_absmax": ("f16", "row", False, True, 0),
 }
 PATHS = [HELDOUT5 / f"{name}.argus" for name in REGISTERED]
-
-
-def has_tune_or_policy(text: str) -> bool:
-    return bool(re.search(r"\btune\s*\[|^\s*policy\b", text, re.MULTILINE))
-
-
-def dot_accumulators(text: str) -> int:
-    """The tiles started from zeros that a `dot` adds into (`acc = dot(a, b, acc)` or `acc += dot(...)`)."""
-    started = re.findall(r"^\s*(\w+) = zeros\(", text, re.MULTILINE)
-    return sum(
-        bool(re.search(rf"^\s*{name} \+= dot\(|^\s*{name} = dot\(.*, {name}\)$", text, re.MULTILINE))
-        for name in started
-    )
 
 
 def test_the_folder_holds_exactly_the_registered_kernels():

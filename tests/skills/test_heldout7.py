@@ -21,7 +21,6 @@ here from the kernel's text alone (its `tile`, `grid` and `sizes` lines), not th
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -32,6 +31,9 @@ from heldout_sets import (
     assert_readme_lists,
     assert_reference_and_small_and_large_sizes,
     assert_unchanged_since_registered,
+    dot_accumulators,
+    has_tune_or_policy,
+    programs_at_large,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,32 +64,6 @@ REGISTERED = {
     "layernorm_wgrad": ("f16", "row", None, True, 0, 64, 56),
 }
 PATHS = [HELDOUT7 / f"{name}.argus" for name in REGISTERED]
-
-
-def has_tune_or_policy(text: str) -> bool:
-    return bool(re.search(r"\btune\s*\[|^\s*policy\b", text, re.MULTILINE))
-
-
-def dot_accumulators(text: str) -> int:
-    """The tiles started from zeros that a `dot` adds into (`acc = dot(a, b, acc)` or `acc += dot(...)`)."""
-    started = re.findall(r"^\s*(\w+) = zeros\(", text, re.MULTILINE)
-    return sum(
-        bool(re.search(rf"^\s*{name} \+= dot\(|^\s*{name} = dot\(.*, {name}\)$", text, re.MULTILINE))
-        for name in started
-    )
-
-
-def programs_at_large(text: str) -> int:
-    """The programs the kernel's `grid` launches at its `large` sizes, from the `tile`, `grid` and `sizes` lines
-    (each tile constant's declared value, not its tune list)."""
-    (tiles,) = re.findall(r"^\s*tile (.*)$", text, re.MULTILINE)
-    (grid,) = re.findall(r"^\s*grid \((.*)\)$", text, re.MULTILINE)
-    (large,) = re.findall(r"^\s*large: (.*)$", text, re.MULTILINE)
-    names = {k: int(v) for k, v in re.findall(r"(\w+) = (\d+)", re.sub(r"tune \[[^\]]*\]", "", tiles))}
-    names |= {k: int(v.replace("_", "")) for k, v in re.findall(r"(\w+) = ([\d_]+)", large)}
-    cdiv = lambda a, b: -(-a // b)  # noqa: E731
-    dims = eval(f"[{grid}]", {"__builtins__": {}, "cdiv": cdiv}, names)
-    return math.prod(dims)
 
 
 def kernel_code(text: str) -> str:
