@@ -181,14 +181,21 @@ class Guess:
                 index = self.permuted(index, targets[d], first.shared.facts.permutations)
                 index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
                 solve_mixed_radix(index, targets[d], unknowns, solved, counted)
+        siblings = remainders_of_siblings(splits, solved, unknowns)
         # then each dividend from its quotient and remainder, innermost split last (its dividend may be the
-        # remainder of an outer one: `(t % P) % G`)
+        # remainder of an outer one: `(t % P) % G`); a sibling's dividend is rebuilt through the other split
         for split in reversed(splits):
+            if split in siblings:
+                continue
             value = solved.get(str(split.quotient), z3.IntVal(0)) * split.divisor
             value = value + solved.get(str(split.remainder), z3.IntVal(0))
             value = substitute(value, [(unknowns[n], v) for n, v in solved.items()])
             dividend = substitute(split.dividend, [(unknowns[n], v) for n, v in solved.items()])
             solve_mixed_radix(dividend, value, unknowns, solved, counted)
+        for split in siblings:  # its quotient from the rebuilt dividend and the remainder the index gave
+            known = [(unknowns[n], v) for n, v in solved.items()]
+            dividend, divisor = substitute(split.dividend, known), substitute(split.divisor, known)
+            solved[str(split.quotient)] = (dividend - solved[str(split.remainder)]) / divisor
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
         mask = rewritten(floored(through_loops(write.mask)), splits)
@@ -316,6 +323,38 @@ def truncated_quotient(t: z3.ExprRef) -> z3.ExprRef | None:
     return None
 
 
+def remainders_of_siblings(
+    splits: list[Split], solved: dict[str, z3.ArithRef], unknowns: dict[str, z3.ArithRef]
+) -> list[Split]:
+    """The older Triton tutorial's grouped order takes `pid_m = first_pid_m + pid % group_size_m` beside
+    `pid_n = (pid % num_pid_in_group) // group_size_m`: two splits by the same divisor G, one of t (whose
+    remainder the row index solves; its quotient no index uses) and one of t's remainder r = t % P (whose
+    quotient the column solves; its remainder no index uses). With t = q * P + r, r % G is (t % G - q * P) % G:
+    that remainder is solved from the other, and the split of t (its quotient still unknown) is returned, to be
+    left out of the dividends' rebuilding and given its quotient from the dividend afterwards. A guess only:
+    the goal checks it."""
+    siblings = []
+    known = lambda term: substitute(term, [(unknowns[n], v) for n, v in solved.items()])  # noqa: E731
+    for inner in splits:
+        if str(inner.remainder) in solved or str(inner.quotient) not in solved:
+            continue
+        for outer in splits:  # inner's dividend is outer's remainder
+            if not inner.dividend.eq(outer.remainder) or str(outer.quotient) not in solved:
+                continue
+            for sibling in splits:  # a split of outer's dividend by inner's divisor, its remainder solved
+                if sibling is inner or sibling in siblings or str(sibling.quotient) in solved:
+                    continue
+                if not (sibling.dividend.eq(outer.dividend) and sibling.divisor.eq(inner.divisor)):
+                    continue
+                if str(sibling.remainder) not in solved:
+                    continue
+                shift = solved[str(outer.quotient)] * known(outer.divisor)
+                solved[str(inner.remainder)] = (solved[str(sibling.remainder)] - shift) % known(inner.divisor)
+                siblings.append(sibling)
+                break
+    return siblings
+
+
 def solve_mixed_radix(
     index: z3.ExprRef,
     target: z3.ArithRef,
@@ -340,11 +379,20 @@ def solve_mixed_radix(
         return
     coefs, rest = linear
     remainder = target - rest
-    for name, coef in sorted(coefs.items(), key=lambda item: (-abs(item[1]), item[0] not in unbounded)):
-        if name in solved or coef == 0:
+    for name, coef in sorted(coefs.items(), key=lambda item: radix_order(item, unbounded)):
+        if name in solved or (isinstance(coef, int) and coef == 0):
             continue
         solved[name] = remainder / coef
         remainder = remainder - coef * solved[name]
+
+
+def radix_order(item: tuple[str, int | z3.ArithRef], unbounded: frozenset[str]) -> tuple:
+    """A symbolic coefficient first (a chunk of sizes: split-K's `s * k_per + BK * n + kk` with `k_per` a
+    multiple of BK computed from K), then the largest numeral; the goal checks the order it assumes."""
+    name, coef = item
+    if not isinstance(coef, int):
+        return (0, 0, False)
+    return (1, -abs(coef), name not in unbounded)  # ties keep the index's order (sorted is stable)
 
 
 def rewritten(term: z3.ExprRef, splits: list[Split]) -> z3.ExprRef:
@@ -500,6 +548,10 @@ def linearize(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef]):
             a, b = t.arg(0), t.arg(1)
             if z3.is_int_value(b):
                 a, b = b, a
+            if z3.is_const(b) and str(b) in names and free_of_unknowns(a) and not z3.is_int_value(a):
+                return {str(b): a}, z3.IntVal(0)  # an unknown times a term over sizes (radix_order)
+            if z3.is_const(a) and str(a) in names and free_of_unknowns(b):
+                return {str(a): b}, z3.IntVal(0)
             if z3.is_int_value(a):
                 inner = walk(b)
                 if inner is None:
