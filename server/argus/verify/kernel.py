@@ -229,7 +229,7 @@ def collect(
     first.body_run()
     second.body_run()
     obligations: list[Obligation] = list(first.obligations)
-    obligations += race_obligations(first, second, second.program_ranges(grid))
+    obligations += race_obligations(first, second, second.program_ranges(grid), grid)
     obligations += double_count_obligations(first, second, grid)
     obligations += coverage_obligations(first, grid)
     obligations += contraction_coverage_obligations(first, grid)
