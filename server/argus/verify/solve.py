@@ -38,6 +38,7 @@ SHRINK_BOUNDS = (4, 16, 64, 256, 1024, 4096)
 # takes 493,977 units, 1/10 of this; at the slowest rate measured for large queries (842 units/ms on the
 # 2-core development machine) the budget of a query z3 cannot decide lasts about 6 s.
 DEFAULT_RLIMIT = 5_000_000
+HOLE_RETRIES = 3  # other sizes tried when a refuted coverage guess's element is written after all
 MAX_RLIMIT = 2**32 - 1  # z3's parameter is an unsigned 32-bit number
 DEFAULT_TIMEOUT_MS = 1000
 WALL_CAP_FACTOR = 10  # the safety net is at least this many times timeout_ms ...
@@ -247,8 +248,23 @@ class Prover:
         if writers is None:
             return Verdict("refuted", witness=witness, units=used)
         hole, writer = self.hole(ob, writers(), model)
-        if hole == "written":  # the guess failed, but a program does write the element: not a hole
-            return Verdict("unknown", missed_reason(witness, writer), units=used)
+        missed = (witness, writer)
+        for _ in range(HOLE_RETRIES):
+            if hole != "written":
+                break
+            # the guess failed, but a program does write that element: a wrong guess, or a guess wrong at these
+            # sizes only while a real hole lies at others (a decode wrong for non-square tile grids misses
+            # elements at N = 1 too): another failure at other sizes, shrunk again
+            solver.add(z3.Or(*[self.here(s) != model.eval(self.here(s), model_completion=True) for s in self.sizes.values()]))
+            answer, more, _ = self.check(solver, share=4)
+            used += more
+            if answer != z3.sat:
+                break
+            model = self.small_model(solver, ob)
+            witness = self.witness(ob, model, claim)
+            hole, writer = self.hole(ob, writers(), model)
+        if hole == "written":  # not a hole wherever the verifier looked: the construction missed the writer
+            return Verdict("unknown", missed_reason(*missed), units=used)
         return Verdict("refuted", witness=witness, units=used, confirmed=hole == "confirmed")
 
     def hole(self, ob: Obligation, writers: z3.BoolRef, model: z3.ModelRef) -> tuple[str, dict[str, int]]:
