@@ -84,3 +84,38 @@ def test_a_running_max_keeps_minus_inf_only_where_the_first_block_left_it():
     found = findings(ONLINE, keep="(rn[None, :] >= BN) & (rn[None, :] < S)")
     assert nan_at(found) == [18, 19]
     assert "iteration: n0=0, the 1st iteration" in next(d for d in found if d.code == "AR317").message
+
+
+LANES = """
+kernel lse(x: f32[M, N], y: out f32[M]):
+    tile BN = 64
+    grid (M,)
+    row = program_id(0)
+    m = full((BN,), -inf, f32)
+    s = zeros((BN,), f32)
+    for c0 in range(0, N, BN):
+        cols = c0 + arange(BN)
+        v = load(x[row, cols], mask=cols < N, other=-inf)
+        m_new = maximum(m, v)
+        base = BASE
+        s = s * exp(m - base) + exp(v - base)
+        m = m_new
+    top = max(m, axis=0)
+    total = sum(SUMMED, axis=0)
+    store(y[row], top + log(total))
+"""
+
+
+def test_a_padding_lanes_nan_that_the_final_sum_takes_in_is_an_error():
+    # lanes past N see only -inf when N < BN: NaN there, which the loop carries in `s` to the sum
+    found = findings(LANES, base="m_new", summed="s * exp(m - top)")
+    [first, *_] = [d for d in found if d.code == "AR317"]
+    assert nan_at(found) == [13, 13] and first.severity.value == "error"
+    assert "a reduction along axis 0 adds that lane to a row with real lanes" in first.message
+    assert "element: i=1" in first.message and "sizes: M=1, N=1" in first.message  # a padding lane, N = 1
+
+
+def test_a_padding_lanes_nan_masked_again_before_the_sum_or_guarded_is_not():
+    # a `where` before the sum keeps the padding lanes out of it
+    assert nan_at(findings(LANES, base="m_new", summed="where(m == -inf, 0.0, s * exp(m - top))")) == []
+    assert nan_at(findings(LANES, base="where(m_new == -inf, 0.0, m_new)", summed="s * exp(m - top)")) == []

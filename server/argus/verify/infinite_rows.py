@@ -1,4 +1,5 @@
-"""AR317: -inf minus -inf in a real lane, the NaN of a row whose mask keeps nothing (issue 17).
+"""AR317: -inf minus -inf in a real lane, the NaN of a row whose mask keeps nothing (issue 17), or of a padding
+lane that a reduction then takes into a real row.
 
 An online softmax or log-sum-exp subtracts a running max from scores that a mask set to -inf. Where every score
 of a row is -inf, the row's max is -inf too, and `s - m` is -inf - -inf = NaN, which the sum and the output
@@ -14,7 +15,10 @@ Three pieces, on the lanes the padding analysis already tracks (padding.Tree):
   its start in the first iteration and, in any later one, at most the -inf lanes the first iteration left (a
   running max only ever drops -inf lanes), so its lanes are `iv == start ? start : after the first`;
 - `nan_created`: the obligation at `a - b` (and `a + b`) that no real lane (its loads' masks on) holds exactly
-  -inf on both sides (+inf against -inf for a sum), through modelled conditions only.
+  -inf on both sides (+inf against -inf for a sum), through modelled conditions only; where the result reaches
+  a `sum`, `max` or `min` lane by lane (`reductions_reached`), a padding lane counts too when its row along
+  the reduced axes has a real lane (an online log-sum-exp without the guard, whose padding lanes' NaN the
+  final sum adds to the row).
 """
 
 from __future__ import annotations
@@ -121,14 +125,20 @@ def nan_created(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, result: Sym, context: 
         return
     shape = result.shape
     real = [result.valid] if result.valid is not None else []
+    axes = sorted(reductions_reached(ev.kernel, op.result)) if result.valid is not None else []
+    if axes:
+        # a padding lane's NaN that a reduction along `axes` takes in spoils its row when the row has a real
+        # lane: that lane, not this one, is what must be real
+        others = [z3.Int(f"real#{k}") for k in axes]
+        real = [substitute(result.valid, [(COORDS[k], o) for k, o in zip(axes, others, strict=True)])]
+        real += [z3.And(o >= 0, o < shape[k]) for k, o in zip(axes, others, strict=True)]
     left, right = (operand_name(v) for v in op.operands)
     ev.emit(
         Obligation(
             "nan",
             "AR317",
             op.span,
-            f"NaN in a real lane: `{left} {sign} {right}` is -inf {sign} {'-' if sign == '-' else ''}inf, where "
-            "a row's mask keeps no lane and its max stays -inf",
+            nan_message(f"`{left} {sign} {right}` is -inf {sign} {'-' if sign == '-' else ''}inf", axes),
             z3.Not(z3.Or(*[z3.And(*path) for path in paths])),
             context.assumptions + coord_ranges(shape) + real,
             context.loops,
@@ -139,6 +149,60 @@ def nan_created(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, result: Sym, context: 
             "keep at least one lane of every row in the first block (check the mask: `<=` where `<` drops the "
             "diagonal), or guard the max: where(m == -inf, 0, m) before subtracting it",
         )
+    )
+
+
+SAME_LANES = ("binary", "unary", "math", "cast")
+
+
+def reductions_reached(kernel: ir.KernelIR, value: ir.Value) -> set[int]:
+    """The axes (in `value`'s coordinates) along which a `sum`, `max` or `min` takes in `value`'s lanes, each
+    lane as it is: followed forward through elementwise ops that keep the shape and through what a loop
+    carries to its next iteration and its result; a `where` (which may mask the lane again), a store (its own
+    mask), a `dot` and any op that moves lanes end the walk, claiming nothing. An online log-sum-exp's `s`,
+    NaN in a padding lane, reaches `sum(s * exp(m - top), axis=0)` after the loop."""
+    users, carried = uses(kernel)
+    axes: set[int] = set()
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v.id in seen:
+            continue
+        seen.add(v.id)
+        stack += carried.get(v.id, [])
+        for op in users.get(v.id, []):
+            if op.kind == "reduce" and op.attrs.get("fn") in ("sum", "max", "min"):
+                axes |= set(ir.reduced_axes(op))
+            elif op.kind in SAME_LANES and op.result.type == v.type:
+                stack.append(op.result)
+            elif op.kind == "for" and v in op.operands[3:]:
+                stack.append(op.regions[0].args[1 + op.operands[3:].index(v)])
+    return axes
+
+
+def uses(kernel: ir.KernelIR) -> tuple[dict[int, list[ir.Op]], dict[int, list[ir.Value]]]:
+    """Each value's users (by id), and where each value a loop body yields goes: the body's argument for the
+    next iteration and the loop's result."""
+    users: dict[int, list[ir.Op]] = {}
+    carried: dict[int, list[ir.Value]] = {}
+    for op in ir.walk_ops(kernel.body):
+        for operand in op.operands:
+            users.setdefault(operand.id, []).append(op)
+        if op.kind == "for":
+            body = op.regions[0]
+            for arg, yielded, result in zip(body.args[1:], body.yields, op.results, strict=False):
+                carried.setdefault(yielded.id, []).extend([arg, result])
+    return users, carried
+
+
+def nan_message(clash: str, padding_axes: list[int]) -> str:
+    if not padding_axes:
+        return f"NaN in a real lane: {clash}, where a row's mask keeps no lane and its max stays -inf"
+    axes = ", ".join(map(str, padding_axes))
+    return (
+        f"NaN that a reduction takes in: {clash} in a lane the mask keeps off, and a reduction along axis {axes} "
+        "adds that lane to a row with real lanes"
     )
 
 

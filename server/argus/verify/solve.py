@@ -255,7 +255,8 @@ class Prover:
             # the guess failed, but a program does write that element: a wrong guess, or a guess wrong at these
             # sizes only while a real hole lies at others (a decode wrong for non-square tile grids misses
             # elements at N = 1 too): another failure at other sizes, shrunk again
-            solver.add(z3.Or(*[self.here(s) != model.eval(self.here(s), model_completion=True) for s in self.sizes.values()]))
+            seen = [self.here(s) == model.eval(self.here(s), model_completion=True) for s in self.sizes.values()]
+            solver.add(z3.Not(z3.And(*seen)))
             answer, more, _ = self.check(solver, share=4)
             used += more
             if answer != z3.sat:
