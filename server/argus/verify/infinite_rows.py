@@ -206,6 +206,37 @@ def nan_message(clash: str, padding_axes: list[int]) -> str:
     )
 
 
+def nan_stored(ev: Evaluator, op: ir.Op, value: Sym, mask: z3.BoolRef, context: Context) -> None:
+    """AR317 at a store: no lane the store keeps holds the NaN of -inf - -inf where the value's own loads mask
+    the lane off (a real lane's NaN is asked where it is made, by nan_created). A causal softmax whose load
+    mask `cols < row` drops the diagonal leaves row 0 nothing but -inf: its max is -inf, every lane of
+    `exp(v - m) / s` is NaN, and a store masked by `cols < S` writes them."""
+    if not ev.emitting or value.valid is None:
+        return
+    paths = exact_paths(lane_tree(ev, value), lambda values: values == NAN)
+    if not paths:
+        return
+    shape = value.shape
+    ev.emit(
+        Obligation(
+            "nan",
+            "AR317",
+            op.span,
+            f"NaN written to `{ir.memory_access(op).tensor.name}`: the value is -inf - -inf in a lane its loads "
+            "mask off and the store keeps, where a row's mask keeps no lane and its max stays -inf",
+            z3.Not(z3.Or(*[z3.And(*path) for path in paths])),
+            context.assumptions + coord_ranges(shape) + [mask, z3.Not(value.valid)],
+            context.loops,
+            ev.program,
+            coord_list(shape),
+            [],
+            [],
+            "keep at least one lane of every row (check the mask: `<=` where `<` drops the diagonal), guard "
+            "the max (where(m == -inf, 0, m)), or store under the mask the loads use",
+        )
+    )
+
+
 def exact_infinity(values: VSet) -> bool:
     return values in (NINF, PINF)
 

@@ -8,8 +8,9 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.facts import Partition, Permutation, Range
+from argus.verify.infinite_rows import nan_stored
 from argus.verify.model import Access, Context, Entry, Obligation, Sym
-from argus.verify.padding_checks import loaded
+from argus.verify.padding_checks import atomic_padding, loaded
 from argus.verify.rules import rule
 from argus.verify.terms import (
     move_coords,
@@ -108,12 +109,15 @@ def load_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
 
 @rule("store")
 def store_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
-    access(ev, op, context)
+    made = access(ev, op, context)
+    value = ev.get(ir.memory_access(op).value)
+    if value.lanes is not None and value.shape == made.shape:
+        nan_stored(ev, op, value, made.mask, context)
 
 
 @rule("atomic_add")
 def atomic_add_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
-    access(ev, op, context)
+    atomic_padding(ev, op, access(ev, op, context), context)
 
 
 # data facts ---------------------------------------------------------------------------------------
