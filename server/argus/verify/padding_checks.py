@@ -20,7 +20,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.data_zeros import counted_sum, is_nothing_selected
-from argus.verify.model import Context, Obligation, Sym
+from argus.verify.model import Access, Context, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
     REAL,
@@ -492,3 +492,36 @@ def kept(mask: z3.BoolRef | None, contracted: z3.ArithRef) -> list[z3.BoolRef]:
     if z3.is_and(mask):
         return [c for child in mask.children() for c in kept(child, contracted)]
     return [] if depends_on(mask, [contracted]) else [mask]
+
+
+def atomic_padding(ev: Evaluator, op: ir.Op, made: Access, context: Context) -> None:
+    """AR313 at an `atomic_add` whose index comes from masked loads: in a lane those loads mask off (the
+    index is then their `other`, an element like any other) and the atomic's own mask keeps, the value added
+    must be 0. A histogram `atomic_add(hist[b], 1)` without the load's mask counts every padding lane into
+    the bin of `other`."""
+    if not ev.emitting or made.kind != "atomic_add":
+        return
+    parts = ir.memory_access(op)
+    indices = [aligned(ev.get(v), made.shape) for v in parts.indices]
+    masked_off = [z3.Not(i.valid) for i in indices if i.valid is not None]
+    if not masked_off or parts.value is None:
+        return
+    value = aligned(ev.get(parts.value), made.shape)
+    zero = zero_paths(lane_tree(ev, value))
+    ev.emit(
+        Obligation(
+            "padding",
+            "AR313",
+            op.span,
+            f"padding lanes add to `{made.tensor}`: where the loads of the index mask a lane off, the index is "
+            "their `other` and the atomic_add still adds its value there, which is not 0",
+            z3.Or(*[z3.And(*path) for path in zero]) if zero else z3.BoolVal(False),
+            context.assumptions + coord_ranges(made.shape) + [made.mask, z3.Or(*masked_off)],
+            context.loops,
+            ev.program,
+            coord_list(made.shape),
+            [],
+            [],
+            "mask the atomic_add with the mask its index was loaded under (mask=offs < N)",
+        )
+    )
