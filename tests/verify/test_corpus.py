@@ -189,6 +189,13 @@ def confirm(kernel, w) -> str:
                     if x[key][0][element] != y[key][0][element]:
                         return "confirmed"
         return "the operands stand for the same indices at the witness"
+    if kind == "padding" and not any(k.startswith(("a real lane", "an iteration where")) for k in w["values"]):
+        # an atomic_add's padding lane: its index was masked off, the atomic keeps the lane and adds a non-zero
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("atomic_add",), "normal"):
+            off = any(v is not None and not v[element] for v in e.detail["valids"])
+            if off and e.detail["mask"][element] and e.detail["value"][element] != 0:
+                return "confirmed"
+        return "no masked-off index lane adds a non-zero value at the witness"
     if kind == "padding":
         lanes = padding_lanes(kernel, w)
         if lanes != "confirmed":
@@ -212,8 +219,12 @@ def confirm(kernel, w) -> str:
                     return "confirmed"
         return "the divisor is not 0 at the witness"
     if kind == "nan":
-        # both operands infinite at the witness element, so their difference (or sum) is NaN
+        # both operands infinite at the witness element, so their difference (or sum) is NaN; or, at a store,
+        # a NaN the store keeps
         for floats in ("normal", "positive"):
+            for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("store",), floats):
+                if e.detail["mask"][element] and np.isnan(e.detail["value"][element]):
+                    return "confirmed"
             for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",), floats):
                 if e.detail["name"] not in ("-", "+") or any(f is None for f in e.detail["floats"]):
                     continue

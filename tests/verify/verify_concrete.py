@@ -369,7 +369,13 @@ class Concrete:
             shape = shape_of(op.result.type)
         indices = [np.broadcast_to(a, shape) for a in arrays]
         mask = np.ones(shape, bool) if parts.mask is None else np.broadcast_to(self.get(parts.mask).array, shape)
-        self.record(op.kind, op, tensor=param.name, indices=indices, mask=mask, dims=self.dims(param), **written)
+        # where each index's own loads were masked off (None: no masked load), for a padding lane's atomic
+        valids = [
+            None if self.get(v).valid is None else np.broadcast_to(self.get(v).valid, shape) for v in parts.indices
+        ]
+        self.record(
+            op.kind, op, tensor=param.name, indices=indices, mask=mask, dims=self.dims(param), valids=valids, **written
+        )
         return param, indices, mask, shape
 
     def op_load(self, op):
