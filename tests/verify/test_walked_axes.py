@@ -82,7 +82,7 @@ def test_a_range_that_depends_on_the_program_is_not_claimed():
     assert made == 0 and found == []
 
 
-def test_a_window_whose_stop_does_not_name_the_extent_is_not_claimed():
+def test_a_window_whose_stop_does_not_name_the_extent_is_not_claimed_but_its_filter_is():
     text = """
 kernel taps(x: f32[N], w: f32[T], y: out f32[N]):
     tile BLOCK = 128
@@ -95,7 +95,27 @@ kernel taps(x: f32[N], w: f32[T], y: out f32[N]):
     store(y[offs], acc, mask=offs < N)
 """
     made, found = claims(text)
-    assert made == 0 and found == []
+    # x's window is not claimed; the filter's taps `w[t]` are, one index an iteration, and proved
+    assert made == 1 and found == []
+    made, [d] = claims(text.replace("range(0, T)", "range(0, T - 1)"))
+    assert made == 1 and d.severity.value == "error" and "`w` along T" in d.message
+
+
+def test_a_filter_of_a_numeral_length_read_one_tap_short_is_an_error():
+    text = """
+kernel taps(x: f32[N], w: f32[4], y: out f32[N]):
+    tile BLOCK = 128
+    grid (cdiv(N, BLOCK),)
+    offs = program_id(0) * BLOCK + arange(BLOCK)
+    acc = zeros((BLOCK,), f32)
+    for t in static_range(STOP):
+        acc += load(x[offs + t], mask=offs + t < N, other=0.0) * load(w[t])
+    store(y[offs], acc, mask=offs < N)
+"""
+    assert claims(text.replace("STOP", "4")) == (1, [])
+    _, [d] = claims(text.replace("STOP", "3"))
+    assert d.severity.value == "error" and d.data["counterexample"]["values"]["w index 0 (4)"] == 3
+    assert "`w` along axis 0 (of 4)" in d.message and "range(4)" in d.message
 
 
 def test_an_accumulation_through_a_dot_is_left_to_the_contraction_claim():

@@ -18,7 +18,8 @@ it an error, a reader found an AR312.
 Left out, so that a kernel meaning less is not blamed: a loop whose range depends on program ids or data
 (split rows, causal bounds), an index whose offset does (a block of rows per program walks the columns: the
 columns are the walked axis, the rows are not), a window loop whose stop does not name the axis's extent
-(a convolution's taps), and loads that only reach the accumulator through a `dot`.
+(a convolution's taps over x's length; its taps over a filter `w: f32[5]` walk w, when the stop and the
+extent are both numbers), and loads that only reach the accumulator through a `dot`.
 """
 
 from __future__ import annotations
@@ -105,16 +106,18 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
     extent = access.dims[axis]
     if not (free_names(loop.start) | free_names(stop) | free_names(extent)) <= sizes:
         return None
-    if not free_names(stop) & free_names(extent):
-        return None  # a window (a convolution's taps), not a walk along the axis
+    numerals = z3.is_int_value(z3.simplify(stop)) and z3.is_int_value(z3.simplify(extent))
+    if not numerals and not free_names(stop) & free_names(extent):
+        return None  # a window (a convolution's taps over x's length), not a walk along the axis
     coefficient = slope(index, iv)
     if coefficient is None or coefficient.as_long() <= 0:
         return None
     slopes = [slope(index, COORDS[k]) for k in range(len(access.shape))]
     lane = next((k for k, step in enumerate(slopes) if step is not None and step.as_long() == 1), None)
-    if lane is None:
+    if lane is None and access.shape:
         return None
-    e, width = COORDS[lane], access.shape[lane]
+    # a scalar load walks one index an iteration (a filter's taps, `load(w[j])` in `static_range(KS)`)
+    e, width = (COORDS[lane], access.shape[lane]) if lane is not None else (z3.IntVal(0), 1)
     offset = z3.simplify(substitute(index, [(iv, z3.IntVal(0)), (e, z3.IntVal(0))]))
     rebuilt = coefficient * iv + e + offset
     if not free_names(offset) <= sizes or not z3.is_true(z3.simplify(index == rebuilt)):
@@ -126,13 +129,20 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
     at = loop.start + loop.step * n
     guess = substitute(reads, [(iv, at), (e, WALK - coefficient * at - offset)])
     label, tile = access.labels[axis], widths.get(width, str(width))
+    hint = (
+        f"the loop must walk all of {label}: `range(0, {label}, {tile})` over `{loop.name} + arange({tile})` masked "
+        f"by `< {label}`"
+    )
+    along = f"axis {axis} (of {label})" if label.isdigit() else label  # `w: f32[5]` has no name for it
+    if lane is None:
+        hint = f"the loop must read every index of `{access.tensor}` along {along}: `range({label})`"
     shown = [(f"{access.tensor} index {axis} ({label})", WALK)]
     what = f"the `{loop.name}` loop, which accumulates what it loads from `{access.tensor}`"
     return ContractionCoverageObligation(
         "walked_axis",
         "AR316",
         loop.span,
-        f"some index of `{access.tensor}` along {label} may never be read by {what}",
+        f"some index of `{access.tensor}` along {along} may never be read by {what}",
         guess,
         [z3.And(WALK >= 0, extent > WALK)],
         [],
@@ -140,11 +150,10 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
         [],
         shown,
         [(access.span, f"the load whose {label} indices the loop walks")],
-        f"the loop must walk all of {label}: `range(0, {label}, {tile})` over `{loop.name} + arange({tile})` masked "
-        f"by `< {label}`",
+        hint,
         writers=partial(lambda r: r, reads),
         tensor=access.tensor,
-        confirmed_message=f"an index of `{access.tensor}` along {label} is never read by {what}: the reduction "
+        confirmed_message=f"an index of `{access.tensor}` along {along} is never read by {what}: the reduction "
         "misses it",
     )
 
