@@ -176,10 +176,10 @@ class Guess:
         indices, splits = split_divisions(indices, unknowns)
         for _ in range(2):
             for d, index in enumerate(indices):
-                index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
+                index = known(index, unknowns, solved)
                 self.owner(index, targets[d], unknowns, solved, facts)
                 index = self.permuted(index, targets[d], first.shared.facts.permutations)
-                index = substitute(index, [(unknowns[n], v) for n, v in solved.items()])
+                index = known(index, unknowns, solved)
                 solve_mixed_radix(index, targets[d], unknowns, solved, counted)
         siblings = remainders_of_siblings(splits, solved, unknowns)
         # then each dividend from its quotient and remainder, innermost split last (its dividend may be the
@@ -189,17 +189,16 @@ class Guess:
                 continue
             value = solved.get(str(split.quotient), z3.IntVal(0)) * split.divisor
             value = value + solved.get(str(split.remainder), z3.IntVal(0))
-            value = substitute(value, [(unknowns[n], v) for n, v in solved.items()])
-            dividend = substitute(split.dividend, [(unknowns[n], v) for n, v in solved.items()])
+            value = known(value, unknowns, solved)
+            dividend = known(split.dividend, unknowns, solved)
             solve_mixed_radix(dividend, value, unknowns, solved, counted)
         for split in siblings:  # its quotient from the rebuilt dividend and the remainder the index gave
-            known = [(unknowns[n], v) for n, v in solved.items()]
-            dividend, divisor = substitute(split.dividend, known), substitute(split.divisor, known)
+            dividend, divisor = known(split.dividend, unknowns, solved), known(split.divisor, unknowns, solved)
             solved[str(split.quotient)] = (dividend - solved[str(split.remainder)]) / divisor
         # a loop over the parts of a partition whose store keeps the rows of part e only (mask
         # `T[e] <= row < T[e + 1]`): the iteration that writes a row is the part that owns it
         mask = rewritten(floored(through_loops(write.mask)), splits)
-        mask = substitute(mask, [(unknowns[n], v) for n, v in solved.items()])
+        mask = known(mask, unknowns, solved)
         mask = z3.simplify(mask)  # `0 + 1 * n_e` -> `n_e`, so the part's index is the loop's count
         for d in range(len(indices)):
             self.owner(mask, targets[d], unknowns, solved, facts)
@@ -323,6 +322,11 @@ def truncated_quotient(t: z3.ExprRef) -> z3.ExprRef | None:
     return None
 
 
+def known(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef], solved: dict[str, z3.ArithRef]) -> z3.ExprRef:
+    """`term` with each unknown solved so far replaced by its value (a term over the targets)."""
+    return substitute(term, [(unknowns[n], v) for n, v in solved.items()])
+
+
 def remainders_of_siblings(
     splits: list[Split], solved: dict[str, z3.ArithRef], unknowns: dict[str, z3.ArithRef]
 ) -> list[Split]:
@@ -334,7 +338,6 @@ def remainders_of_siblings(
     left out of the dividends' rebuilding and given its quotient from the dividend afterwards. A guess only:
     the goal checks it."""
     siblings = []
-    known = lambda term: substitute(term, [(unknowns[n], v) for n, v in solved.items()])  # noqa: E731
     for inner in splits:
         if str(inner.remainder) in solved or str(inner.quotient) not in solved:
             continue
@@ -348,8 +351,9 @@ def remainders_of_siblings(
                     continue
                 if str(sibling.remainder) not in solved:
                     continue
-                shift = solved[str(outer.quotient)] * known(outer.divisor)
-                solved[str(inner.remainder)] = (solved[str(sibling.remainder)] - shift) % known(inner.divisor)
+                shift = solved[str(outer.quotient)] * known(outer.divisor, unknowns, solved)
+                divisor = known(inner.divisor, unknowns, solved)
+                solved[str(inner.remainder)] = (solved[str(sibling.remainder)] - shift) % divisor
                 siblings.append(sibling)
                 break
     return siblings
