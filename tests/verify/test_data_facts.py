@@ -99,3 +99,24 @@ def test_the_permutation_fact_checks_its_arguments():
     source = FUSED_MOE.replace("FACT, ", "").replace("STORED", "tok")
     source = source.replace("live = tok < R", "live = permutation(sorted_ids, R)")
     assert "AR216" in [d.code for d in check_source(source).diagnostics]
+
+
+COLUMNS = """
+kernel index_select_cols(x: f16[M, N], idx: i64[J], y: out f16[M, J]):
+    tile BM = 16, BJ = 32
+    requires in_range(idx, 0, HI)
+    grid (cdiv(M, BM), cdiv(J, BJ))
+    rm = program_id(0) * BM + arange(BM)
+    rj = program_id(1) * BJ + arange(BJ)
+    c = load(idx[rj], mask=rj < J, other=0)
+    v = load(x[rm, c], mask=(rm < M, rj < J), other=0)
+    store(y[rm, rj], v, mask=(rm < M, rj < J))
+"""
+
+
+def test_a_gathered_index_broadcast_along_another_axis_keeps_its_range():
+    # `c` is loaded along axis 0 of its own tile and read along axis 1 of x's: the range holds there too
+    diagnostics = verify_check(check_source(COLUMNS.replace("HI", "N"))).diagnostics
+    assert diagnostics == []
+    [d] = verify_check(check_source(COLUMNS.replace("HI", "N + 1"))).diagnostics
+    assert d.code == "AR301" and d.severity.value == "error" and "idx[0]=" in d.message

@@ -22,6 +22,23 @@ class Partition:
     total: z3.ArithRef  # n
     length: z3.ArithRef  # the tensor's extent: cut points 0 .. length - 1
 
+    def query_instances(self, apps: list[z3.ExprRef], known: list[z3.ExprRef]) -> list[z3.BoolRef]:
+        """For applications a query made of its own (`apps`): each lies in [0, n) where its index is a cut
+        point, and is ordered by its index against every other application, the ends and `known` included."""
+        last = self.length - 1
+        others = [self.function(z3.IntVal(0)), self.function(last), *known, *apps]
+        facts: list[z3.BoolRef] = []
+        for app in apps:
+            index = app.arg(0)
+            facts.append(z3.Implies(z3.And(index >= 0, index <= last), z3.And(app >= 0, app <= self.total)))
+            for other in others:
+                if app.eq(other):
+                    continue
+                ia, ib = index, other.arg(0)
+                facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), app <= other))
+                facts.append(z3.Implies(z3.And(ib >= 0, ib <= ia, ia <= last), other <= app))
+        return facts
+
 
 @dataclass(slots=True)
 class Range:
@@ -29,6 +46,10 @@ class Range:
     lo: z3.ArithRef
     hi: z3.ArithRef
     dims: list[z3.ArithRef]  # the tensor's extents
+
+    def instance(self, app: z3.ExprRef) -> z3.BoolRef:
+        inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(self.dims)]
+        return z3.Implies(z3.And(*inside), z3.And(self.lo <= app, app < self.hi))
 
 
 @dataclass(slots=True)
@@ -65,16 +86,26 @@ class DataFacts:
             self.cached = None
 
     def query_instances(self, formulas: list[z3.BoolRef]) -> list[z3.BoolRef]:
-        """The permutation instances over the applications a query mentions that the evaluation did not create:
-        a race pairs one program's loads with the other's under renamed element coordinates, and two lanes
-        reading different elements must be known to read different values there."""
+        """The permutation, range and partition instances over the applications a query mentions that the
+        evaluation did not create: a race pairs one program's loads with the other's under renamed element
+        coordinates, and two lanes reading different elements must be known to read different values there; a
+        gathered index broadcast along another axis (`x[rm, c]` with `c = load(idx[rj])`, index_select of
+        columns) reads `idx` at coordinates moved from those it was loaded at, and must still be in its stated
+        range; a coverage guess reads the cut points of the part that owns a row (`cu[owner(x)]`)."""
         facts: list[z3.BoolRef] = []
-        for name, perm in self.permutations.items():
+        names = [*self.permutations, *self.ranges, *self.partitions]
+        for name in dict.fromkeys(names):  # an order of its own: a set's varies from run to run
             known = self.loaded.get(name, [])
             found: list[z3.ExprRef] = []
             for formula in formulas:
                 found += [a for a in applications(formula, name) if not any(a.eq(b) for b in known + found)]
-            facts += [perm.instance(app) for app in found]
+            if not found:
+                continue
+            if name in self.permutations:
+                facts += [self.permutations[name].instance(app) for app in found]
+            facts += [fact.instance(app) for fact in self.ranges.get(name, []) for app in found]
+            if name in self.partitions:
+                facts += self.partitions[name].query_instances(found, known)
         return facts
 
     def instances(self) -> list[z3.BoolRef]:
@@ -101,9 +132,7 @@ class DataFacts:
                     facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), a <= b))
         for name, stated in self.ranges.items():
             for fact in stated:
-                for app in self.loaded.get(name, []):
-                    inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(fact.dims)]
-                    facts.append(z3.Implies(z3.And(*inside), z3.And(fact.lo <= app, app < fact.hi)))
+                facts += [fact.instance(app) for app in self.loaded.get(name, [])]
         for name, perm in self.permutations.items():
             facts += [perm.instance(app) for app in self.loaded.get(name, [])]
         self.cached = facts

@@ -209,7 +209,7 @@ class Prover:
                 return linear
         solver = self.solver()
         solver.add(claim)
-        if self.facts.permutations:
+        if self.facts.permutations or self.facts.ranges or self.facts.partitions:
             solver.add(*[self.here(f) for f in self.facts.query_instances([ob.goal, *ob.assumptions])])
         answer, used, exhausted = self.check(solver)
         used += linear.units
