@@ -135,3 +135,21 @@ kernel mm(A: f16[M, K], B: f16[K, N], C: out f32[M, N]):
 """
     made, found = claims(text)
     assert made == 0 and [d.data["kind"] for d in found] == ["contraction_coverage"]
+
+
+def test_the_planes_of_a_workspace_summed_one_per_iteration_are_walked():
+    text = """
+kernel reduce_planes(P: f32[S, M, N], C: out f32[M, N]):
+    tile BM = 16, BN = 32
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for s in range(START, S):
+        acc += load(P[s, rm, rn], mask=(rm < M, rn < N), other=0)
+    store(C[rm, rn], acc, mask=(rm < M, rn < N))
+"""
+    # every lane of the tile reads plane s: the index along S moves with the loop only
+    assert claims(text.replace("START", "0")) == (1, [])
+    _, [d] = claims(text.replace("START", "1"))
+    assert d.severity.value == "error" and d.data["counterexample"]["values"]["P index 0 (S)"] == 0

@@ -114,9 +114,10 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
         return None
     slopes = [slope(index, COORDS[k]) for k in range(len(access.shape))]
     lane = next((k for k, step in enumerate(slopes) if step is not None and step.as_long() == 1), None)
-    if lane is None and access.shape:
+    if lane is None and depends_on(index, list(COORDS[: len(access.shape)])):
         return None
-    # a scalar load walks one index an iteration (a filter's taps, `load(w[j])` in `static_range(KS)`)
+    # an index no lane moves walks one index an iteration: a filter's taps (`load(w[j])` in
+    # `static_range(KS)`), the planes of a split-K workspace summed by `for s in range(S): P[s, rm, rn]`
     e, width = (COORDS[lane], access.shape[lane]) if lane is not None else (z3.IntVal(0), 1)
     offset = z3.simplify(substitute(index, [(iv, z3.IntVal(0)), (e, z3.IntVal(0))]))
     rebuilt = coefficient * iv + e + offset
