@@ -277,6 +277,17 @@ def test_an_accumulator_must_receive_the_identity_in_lanes_real_in_other_iterati
     assert "AR313" in column("0", "maximum(acc, v)", "full((BM, BN), -inf, f32)", "max(acc, axis=0)")
 
 
+def test_a_running_max_written_with_a_comparison_is_an_accumulation_too():
+    # `where(v > acc, v, acc)`, as a running argmax keeps its value: padding 0 can win for all-negative columns
+    init, out = "full((BM, BN), -inf, f32)", "max(acc, axis=0)"
+    for update in ("where(v > acc, v, acc)", "where(acc < v, v, acc)", "where(v >= acc, v, acc)"):
+        assert "AR313" in column("0", update, init, out)
+        assert column("-inf", update, init, out) == []
+    # a running min wants +inf
+    assert "AR313" in column("0", "where(v < acc, v, acc)", "full((BM, BN), inf, f32)", "min(acc, axis=0)")
+    assert column("inf", "where(v < acc, v, acc)", "full((BM, BN), inf, f32)", "min(acc, axis=0)") == []
+
+
 def test_a_lane_that_is_padding_in_every_iteration_is_dead():
     # columns past N are masked off in every iteration (and on the way out): only whole-tile row blocks
     assert column("1").count("AR313") == 1

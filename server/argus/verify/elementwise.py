@@ -284,7 +284,26 @@ def where_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
             term = z3.If(ev.bool_term(c), a.term, b.term)
         else:
             term = z3.If(ev.bool_term(c), ev.int_term(a), ev.int_term(b))
+    fn = running_extremum(op)
+    if fn is not None and not is_int(op.result.type):
+        accumulation(ev, op, fn, [a, b], context, op.operands[1:])
     elementwise(ev, op, [c, a, b], term, context, lambda: chosen(ev, c, a, b))
+
+
+def running_extremum(op: ir.Op) -> str | None:
+    """ "max" for `where(v > best, v, best)` (or `best < v`, `>=`), "min" for `where(v < best, v, best)`: a
+    running max or min written with a comparison, as a running argmax keeps its value beside the index."""
+    cond = op.operands[0].op
+    if cond is None or cond.kind != "compare":
+        return None
+    x, y = cond.operands
+    a, b = op.operands[1:]
+    sign = cond.attrs["op"]
+    if (x, y) == (b, a):
+        sign = {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(sign, sign)
+    elif (x, y) != (a, b):
+        return None
+    return {">": "max", ">=": "max", "<": "min", "<=": "min"}.get(sign)
 
 
 @rule("cast")

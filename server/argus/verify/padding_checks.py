@@ -266,11 +266,19 @@ def integer_zero(ev: Evaluator, value: ir.Value, sym: Sym, shape: tuple[int, ...
     return [(term == 0,)]
 
 
-def accumulation(ev: Evaluator, op: ir.Op, fn: str, operands: list[Sym], context: Context) -> None:
+def accumulation(
+    ev: Evaluator,
+    op: ir.Op,
+    fn: str,
+    operands: list[Sym],
+    context: Context,
+    values: list[ir.Value] | None = None,
+) -> None:
     """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
     value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
-    this iteration and real in another one of the same loop must hold the identity."""
-    values = op.operands
+    this iteration and real in another one of the same loop must hold the identity. `values`: the IR values
+    of the two operands (the op's own by default; a `where` written as a running max passes its last two)."""
+    values = op.operands if values is None else values
     carried = [k for k, v in enumerate(values) if v.id in ev.accumulators]
     if len(carried) != 1 or len(operands) != 2:
         return
