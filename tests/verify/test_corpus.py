@@ -424,6 +424,12 @@ def padding_value(kernel, w, floats: str) -> bool:
             with np.errstate(all="ignore"):
                 if not np.array_equal(np.sum(a * b), np.sum((a * b)[both])):
                     return True
+        if e.kind == "elementwise" and e.detail["name"] == "where":
+            # a running max or min written as where(v > acc, v, acc): a finite padding value is not its identity
+            for values, valid in zip(e.detail["floats"][1:], e.detail["valids"][1:], strict=True):
+                padded = values is not None and valid is not None and not valid[element]
+                if padded and not np.isinf(values[element]):
+                    return True
         if e.kind == "elementwise" and e.detail["name"] in ACCUMULATED:
             for values, valid in zip(e.detail["floats"], e.detail["valids"], strict=True):
                 padded = values is not None and valid is not None and not valid[element]

@@ -242,6 +242,12 @@ class Concrete:
                 array = (np.maximum if op.attrs["fn"] == "maximum" else np.minimum)(*arrays)
             elif kind == "math" and op.attrs["fn"] == "sign" and is_intlike(op.result.type):
                 array = np.sign(arrays[0])
+        if array is None and op.kind == "compare" and self.floats is not None:
+            # a comparison of floats (`v > best` of a running argmax) is a mask the kernel computes with data
+            values = [fit(self.float_of(x), shape) for x in xs]
+            if all(v is not None for v in values):
+                with np.errstate(invalid="ignore"):
+                    array = COMPARE[op.attrs["op"]](*values)
         layout, tags, valid = {}, {}, None
         layouts = []
         for x in xs:
@@ -262,7 +268,7 @@ class Concrete:
         floats = self.elementwise_floats(op, xs, shape)
         valids = [None if x.valid is None else fit(x.valid, shape) for x in xs]
         values = [fit(self.float_of(x), shape) for x in xs]
-        name = op.attrs.get("op") or op.attrs.get("fn")
+        name = op.attrs.get("op") or op.attrs.get("fn") or op.kind
         self.record("elementwise", op, layouts=layouts, valids=valids, floats=values, name=name)
         self.put(op, CVal(shape, array, layout, tags, valid, floats))
 
@@ -338,7 +344,12 @@ class Concrete:
         if floats is not None:
             with np.errstate(all="ignore"):
                 result = REDUCE[op.attrs["fn"]](floats, axis=axis, keepdims=keep).astype(np.float64)
-        self.put(op, CVal(shape_of(op.result.type), None, layout, dict(x.tags), floats=result))
+        array = None
+        if x.array is not None and is_intlike(op.result.type) and op.attrs["fn"] in ("sum", "max", "min"):
+            # an integer statistic (the first index of a row's max: min(where(best == top, at, N)))
+            whole = np.broadcast_to(x.array, x.shape).astype(np.int64)
+            array = REDUCE[op.attrs["fn"]](whole, axis=axis, keepdims=keep)
+        self.put(op, CVal(shape_of(op.result.type), array, layout, dict(x.tags), floats=result))
 
     def op_scan(self, op):
         """A scan: the layout and mask of its operand (the result has its shape), the values scanned."""
