@@ -189,6 +189,18 @@ def confirm(kernel, w) -> str:
                     if x[key][0][element] != y[key][0][element]:
                         return "confirmed"
         return "the operands stand for the same indices at the witness"
+    if kind == "padding" and any(k.endswith("loop's stop") for k in w["values"]):
+        # a lane past the loop's stop: real (its loads keep it) at the accumulation, its index at the stop or more
+        stop = next(v for k, v in w["values"].items() if k.endswith("loop's stop"))
+        label, index = next((k, v) for k, v in w["values"].items() if " index " in k)
+        tensor, axis = label.split(" index ")[0], int(label.split(" index ")[1].split(" ")[0])
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
+            for layout, valid in zip(e.detail["layouts"], e.detail["valids"], strict=True):
+                at = layout.get((tensor, axis))
+                if at is None or valid is None or not valid[element] or int(at[0][element]) != index:
+                    continue
+                return "confirmed" if index >= stop else "the lane is inside the loop's range"
+        return "no real lane past the loop's stop at the witness"
     if kind == "padding" and not any(k.startswith(("a real lane", "an iteration where")) for k in w["values"]):
         # an atomic_add's padding lane: its index was masked off, the atomic keeps the lane and adds a non-zero
         for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("atomic_add",), "normal"):

@@ -351,3 +351,42 @@ def test_integer_padding_at_the_end_of_its_dtype_range_is_an_identity(reduced, o
     """Integer data lies in its dtype's range: the i32 maximum before a `min` (an integer atomic_min's usual
     padding) is its identity, as -inf is a float max's."""
     assert codes(INTEGER_MIN.format(reduced=reduced, other=other)) == expected
+
+
+# ---- lanes past a block walk's stop ------------------------------------------------------------------
+PARTS = """
+kernel part_sums(x: f32[T], offsets: i32[P + 1], out: out f32[P]):
+    tile BT = 32
+    requires partition(offsets, T)
+    grid (P,)
+    p = program_id(0)
+    lo = load(offsets[p])
+    hi = load(offsets[p + 1])
+    acc = zeros((BT,), f32)
+    for t0 in range(lo, hi, BT):
+        rt = t0 + arange(BT)
+        acc += LOADED
+    store(out[p], sum(acc, axis=0))
+"""
+
+
+def test_a_block_walk_over_a_part_must_not_add_rows_past_its_stop():
+    assert codes(PARTS.replace("LOADED", "load(x[rt], mask=rt < hi, other=0)")) == []
+    # re-masked before the sum: the lanes past hi add 0
+    assert codes(PARTS.replace("LOADED", "where(rt < hi, load(x[rt], mask=rt < T, other=0), 0.0)")) == []
+    assert "AR313" in codes(PARTS.replace("LOADED", "load(x[rt], mask=rt < T, other=0)"))
+
+
+def test_a_window_is_not_a_block_walk():
+    # a convolution's taps: `ri + j` steps by 1 under a 64-wide tile, and reads past the tap loop's stop
+    conv = """
+kernel conv(x: f32[L], w: f32[KS], y: out f32[L]):
+    tile BL = 64
+    grid (cdiv(L, BL),)
+    ri = program_id(0) * BL + arange(BL)
+    acc = zeros((BL,), f32)
+    for j in range(0, KS):
+        acc += load(x[ri + j], mask=ri + j < L, other=0) * load(w[j])
+    store(y[ri], acc, mask=ri < L)
+"""
+    assert "AR313" not in codes(conv)

@@ -20,7 +20,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.data_zeros import counted_sum, is_nothing_selected
-from argus.verify.model import Access, Context, Obligation, Sym
+from argus.verify.model import Access, Context, Loop, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
     REAL,
@@ -301,6 +301,68 @@ def accumulation(
         real=f"an iteration where the lane is real: {loop.name}",
         what=f"are accumulated across the iterations of the `{loop.name}` loop",
     )
+    beyond_the_walk(ev, op, fn, x, loop, context)
+
+
+ENDS = {"sum": lambda v: is_zero(v), "max": lambda v: v == VSet(ninf=True), "min": lambda v: v == VSet(pinf=True)}
+
+
+def beyond_the_walk(ev: Evaluator, op: ir.Op, fn: str, x: Sym, loop: Loop, context: Context) -> None:
+    """AR313 at an accumulation over a loop that walks a tensor axis in blocks over `range(lo, hi, step)` where
+    hi is not the axis's extent (a segment `offsets[b] .. offsets[b + 1]`, a part of a row): no real lane whose
+    index along the axis is hi or more may be accumulated, unless it holds the identity. A jagged sum whose load
+    is masked by `rt < T` instead of `rt < end` adds the next segment's rows."""
+    if loop.stop is None or x.lanes is None or not ev.emitting:
+        return
+    ends = exact_paths(x.lanes, ENDS[fn])
+    kept = z3.Or(*[z3.And(*path) for path in ends]) if ends else z3.BoolVal(False)
+    real = x.valid if x.valid is not None else z3.BoolVal(True)
+    for (tensor, axis), entry in x.layout.items():
+        index = entry.term
+        if entry.stat or not blocks(index, loop, x.shape):
+            continue
+        param = next((p for p in ev.shared.tensors.values() if p.name == tensor), None)
+        if param is None:
+            continue
+        extent = ev.shared.dims(param)[axis]
+        if z3.is_true(z3.simplify(loop.stop == extent)):
+            continue  # a walk of the whole axis: lanes past it are out of bounds (AR301) or masked
+        ev.emit(
+            Obligation(
+                "padding",
+                "AR313",
+                op.span,
+                f"lanes past the end of the `{loop.name}` loop's range are accumulated: `{tensor}`'s index along "
+                f"{entry.label} reaches the loop's stop or more in a lane the load keeps, which another part owns",
+                z3.Or(z3.Not(real), kept),
+                context.assumptions + coord_ranges(x.shape) + [index >= loop.stop],
+                context.loops,
+                ev.program,
+                coord_list(x.shape),
+                [(f"{tensor} index {axis} ({entry.label})", index), (f"the `{loop.name}` loop's stop", loop.stop)],
+                [],
+                "mask the load by the loop's stop (`< end`), not by the tensor's extent",
+            )
+        )
+
+
+def blocks(index: z3.ArithRef, loop: Loop, shape: tuple[int, ...]) -> bool:
+    """`a * iv + lane + b` whose consecutive iterations read consecutive blocks (a * step is the lane axis's
+    width, or 1 with no lane): a block walk, not a window (a convolution's `ri + j` steps by 1 over a wide tile)."""
+    step = growth(index, loop.iv)
+    if step is None or step <= 0 or not z3.is_int_value(loop.step):
+        return False
+    lanes = [growth(index, COORDS[k]) for k in range(len(shape))]
+    if any(g not in (0, 1) for g in lanes):
+        return False
+    width = next((shape[k] for k, g in enumerate(lanes) if g == 1), 1)
+    return step * loop.step.as_long() == width
+
+
+def growth(index: z3.ArithRef, var: z3.ArithRef) -> int | None:
+    """How much `index` grows when `var` grows by 1, when that is a number."""
+    step = z3.simplify(substitute(index, [(var, z3.IntVal(1))]) - substitute(index, [(var, z3.IntVal(0))]))
+    return step.as_long() if z3.is_int_value(step) else None
 
 
 def reduced_lanes(
