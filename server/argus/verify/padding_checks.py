@@ -40,7 +40,7 @@ from argus.verify.padding import (
     move,
     mul,
 )
-from argus.verify.terms import COORDS, depends_on, free_names, move_coords, substitute
+from argus.verify.terms import COORDS, depends_on, free_names, move_coords, slope, substitute
 from argus.verify.values import aligned, coord_list, coord_ranges
 
 if TYPE_CHECKING:
@@ -349,20 +349,14 @@ def beyond_the_walk(ev: Evaluator, op: ir.Op, fn: str, x: Sym, loop: Loop, conte
 def blocks(index: z3.ArithRef, loop: Loop, shape: tuple[int, ...]) -> bool:
     """`a * iv + lane + b` whose consecutive iterations read consecutive blocks (a * step is the lane axis's
     width, or 1 with no lane): a block walk, not a window (a convolution's `ri + j` steps by 1 over a wide tile)."""
-    step = growth(index, loop.iv)
-    if step is None or step <= 0 or not z3.is_int_value(loop.step):
+    step = slope(index, loop.iv)
+    if step is None or step.as_long() <= 0 or not z3.is_int_value(loop.step):
         return False
-    lanes = [growth(index, COORDS[k]) for k in range(len(shape))]
-    if any(g not in (0, 1) for g in lanes):
+    lanes = [slope(index, COORDS[k]) for k in range(len(shape))]
+    if any(g is None or g.as_long() not in (0, 1) for g in lanes):
         return False
-    width = next((shape[k] for k, g in enumerate(lanes) if g == 1), 1)
-    return step * loop.step.as_long() == width
-
-
-def growth(index: z3.ArithRef, var: z3.ArithRef) -> int | None:
-    """How much `index` grows when `var` grows by 1, when that is a number."""
-    step = z3.simplify(substitute(index, [(var, z3.IntVal(1))]) - substitute(index, [(var, z3.IntVal(0))]))
-    return step.as_long() if z3.is_int_value(step) else None
+    width = next((shape[k] for k, g in enumerate(lanes) if g is not None and g.as_long() == 1), 1)
+    return step.as_long() * loop.step.as_long() == width
 
 
 def reduced_lanes(

@@ -198,3 +198,9 @@ def wrap(t: z3.ExprRef, names: dict[str, str]) -> str:
     text = text_of(t, names)
     simple = z3.is_const(t) or z3.is_int_value(t) or (z3.is_app(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED)
     return text if simple else f"({text})"
+
+
+def slope(index: z3.ArithRef, var: z3.ArithRef) -> z3.IntNumRef | None:
+    """How much `index` grows when `var` grows by 1, when that is a number."""
+    step = z3.simplify(substitute(index, [(var, z3.IntVal(1))]) - substitute(index, [(var, z3.IntVal(0))]))
+    return step if z3.is_int_value(step) else None

@@ -31,7 +31,7 @@ import z3
 from argus.dsl import ir
 from argus.verify.contraction_coverage import ContractionCoverageObligation, conjuncts
 from argus.verify.model import Access, Loop, Obligation
-from argus.verify.terms import COORDS, depends_on, free_names, substitute
+from argus.verify.terms import COORDS, depends_on, free_names, slope, substitute
 
 ACCUMULATE = {("binary", "+"), ("math", "maximum"), ("math", "minimum")}
 ELEMENTWISE = ("binary", "unary", "cast", "math", "where", "reduce", "expand_dims", "broadcast_to")
@@ -157,9 +157,3 @@ def walked(access: Access, axis: int, loop: Loop, sizes: set[str], widths: dict[
         confirmed_message=f"an index of `{access.tensor}` along {along} is never read by {what}: the reduction "
         "misses it",
     )
-
-
-def slope(index: z3.ArithRef, var: z3.ArithRef) -> z3.IntNumRef | None:
-    """How much `index` grows when `var` grows by 1, when that is a number."""
-    step = z3.simplify(substitute(index, [(var, z3.IntVal(1))]) - substitute(index, [(var, z3.IntVal(0))]))
-    return step if z3.is_int_value(step) else None
