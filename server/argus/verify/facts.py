@@ -22,21 +22,28 @@ class Partition:
     total: z3.ArithRef  # n
     length: z3.ArithRef  # the tensor's extent: cut points 0 .. length - 1
 
+    def ends(self) -> list[z3.ExprRef]:
+        return [self.function(z3.IntVal(0)), self.function(self.length - 1)]
+
+    def inside(self, app: z3.ExprRef) -> z3.BoolRef:
+        """T[i] lies in [0, n) where i is a cut point."""
+        index = app.arg(0)
+        return z3.Implies(z3.And(index >= 0, index <= self.length - 1), z3.And(app >= 0, app <= self.total))
+
+    def ordered(self, a: z3.ExprRef, b: z3.ExprRef) -> z3.BoolRef:
+        """T[i] <= T[j] where i <= j are cut points."""
+        ia, ib = a.arg(0), b.arg(0)
+        return z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= self.length - 1), a <= b)
+
     def query_instances(self, apps: list[z3.ExprRef], known: list[z3.ExprRef]) -> list[z3.BoolRef]:
         """For applications a query made of its own (`apps`): each lies in [0, n) where its index is a cut
         point, and is ordered by its index against every other application, the ends and `known` included."""
-        last = self.length - 1
-        others = [self.function(z3.IntVal(0)), self.function(last), *known, *apps]
         facts: list[z3.BoolRef] = []
         for app in apps:
-            index = app.arg(0)
-            facts.append(z3.Implies(z3.And(index >= 0, index <= last), z3.And(app >= 0, app <= self.total)))
-            for other in others:
-                if app.eq(other):
-                    continue
-                ia, ib = index, other.arg(0)
-                facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), app <= other))
-                facts.append(z3.Implies(z3.And(ib >= 0, ib <= ia, ia <= last), other <= app))
+            facts.append(self.inside(app))
+            for other in [*self.ends(), *known, *apps]:
+                if not app.eq(other):
+                    facts += [self.ordered(app, other), self.ordered(other, app)]
         return facts
 
 
@@ -116,20 +123,11 @@ class DataFacts:
             return self.cached
         facts: list[z3.BoolRef] = []
         for name, fact in self.partitions.items():
-            last = fact.length - 1
-            first_cut, last_cut = fact.function(z3.IntVal(0)), fact.function(last)
-            apps = [first_cut, last_cut]
+            first_cut, last_cut = apps = fact.ends()
             apps.extend(a for a in self.loaded.get(name, []) if not any(a.eq(b) for b in apps))
             facts += [first_cut == 0, last_cut == fact.total, fact.total >= 0]
-            for app in apps:
-                index = app.arg(0)
-                facts.append(z3.Implies(z3.And(index >= 0, index <= last), z3.And(app >= 0, app <= fact.total)))
-            for a in apps:
-                for b in apps:
-                    if a.eq(b):
-                        continue
-                    ia, ib = a.arg(0), b.arg(0)
-                    facts.append(z3.Implies(z3.And(ia >= 0, ia <= ib, ib <= last), a <= b))
+            facts += [fact.inside(app) for app in apps]
+            facts += [fact.ordered(a, b) for a in apps for b in apps if not a.eq(b)]
         for name, stated in self.ranges.items():
             for fact in stated:
                 facts += [fact.instance(app) for app in self.loaded.get(name, [])]
