@@ -31,6 +31,7 @@ from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import REAL, Leaf, Tree, VSet, apply, bounded, branch, leaves
 from argus.verify.padding_checks import exact_paths, lane_tree
+from argus.verify.shared import Uses
 from argus.verify.terms import COORDS, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges
 
@@ -125,7 +126,7 @@ def nan_created(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, result: Sym, context: 
         return
     shape = result.shape
     real = [result.valid] if result.valid is not None else []
-    axes = sorted(reductions_reached(ev.kernel, op.result)) if result.valid is not None else []
+    axes = sorted(reductions_reached(ev.shared.uses, op.result)) if result.valid is not None else []
     if axes:
         # a padding lane's NaN that a reduction along `axes` takes in spoils its row when the row has a real
         # lane: that lane, not this one, is what must be real
@@ -155,13 +156,13 @@ def nan_created(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, result: Sym, context: 
 SAME_LANES = ("binary", "unary", "math", "cast")
 
 
-def reductions_reached(kernel: ir.KernelIR, value: ir.Value) -> set[int]:
+def reductions_reached(uses: Uses, value: ir.Value) -> set[int]:
     """The axes (in `value`'s coordinates) along which a `sum`, `max` or `min` takes in `value`'s lanes, each
     lane as it is: followed forward through elementwise ops that keep the shape and through what a loop
     carries to its next iteration and its result; a `where` (which may mask the lane again), a store (its own
     mask), a `dot` and any op that moves lanes end the walk, claiming nothing. An online log-sum-exp's `s`,
     NaN in a padding lane, reaches `sum(s * exp(m - top), axis=0)` after the loop."""
-    users, carried = uses(kernel)
+    users, carried = uses
     axes: set[int] = set()
     seen: set[int] = set()
     stack = [value]
@@ -181,7 +182,7 @@ def reductions_reached(kernel: ir.KernelIR, value: ir.Value) -> set[int]:
     return axes
 
 
-def uses(kernel: ir.KernelIR) -> tuple[dict[int, list[ir.Op]], dict[int, list[ir.Value]]]:
+def uses(kernel: ir.KernelIR) -> Uses:
     """Each value's users (by id), and where each value a loop body yields goes: the body's argument for the
     next iteration and the loop's result."""
     users: dict[int, list[ir.Op]] = {}

@@ -321,7 +321,7 @@ def beyond_the_walk(ev: Evaluator, op: ir.Op, fn: str, x: Sym, loop: Loop, conte
         index = entry.term
         if entry.stat or not blocks(index, loop, x.shape):
             continue
-        param = next((p for p in ev.shared.tensors.values() if p.name == tensor), None)
+        param = ev.kernel.tensor(tensor)
         if param is None:
             continue
         extent = ev.shared.dims(param)[axis]

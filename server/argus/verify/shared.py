@@ -13,6 +13,9 @@ from argus.verify.model import Sym
 from argus.verify.origins import TagOrigins
 from argus.verify.values import is_bool, is_int
 
+# each value's users (by id), and the values a loop body's yield flows to (by the yielded value's id)
+Uses = tuple[dict[int, list[ir.Op]], dict[int, list[ir.Value]]]
+
 
 class Shared:
     """Names every program of a launch shares: sizes, scalar parameters, tensor data, havoc counters."""
@@ -39,6 +42,7 @@ class Shared:
         self.facts = DataFacts()
         self._origins: TagOrigins | None = None
         self._summed_dots: set[int] | None = None
+        self._uses: Uses | None = None
 
     @property
     def summed_dots(self) -> set[int]:
@@ -50,6 +54,15 @@ class Shared:
 
             self._summed_dots = summed_dots(self.kernel) | stored_dots(self.kernel)
         return self._summed_dots
+
+    @property
+    def uses(self) -> Uses:
+        """Each value's users and where a loop carries what its body yields (infinite_rows.uses), built once."""
+        if self._uses is None:
+            from argus.verify.infinite_rows import uses
+
+            self._uses = uses(self.kernel)
+        return self._uses
 
     @property
     def origins(self) -> TagOrigins:
