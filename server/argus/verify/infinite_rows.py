@@ -29,7 +29,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
-from argus.verify.padding import REAL, Leaf, Tree, VSet, apply, bounded, branch, leaves
+from argus.verify.padding import NAN, NINF, PINF, REAL, Leaf, Tree, VSet, apply, bounded, branch, leaves
 from argus.verify.padding_checks import exact_paths, lane_tree
 from argus.verify.shared import Uses
 from argus.verify.terms import COORDS, free_names, substitute
@@ -38,9 +38,6 @@ from argus.verify.values import coord_list, coord_ranges
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
 
-NINF = VSet(ninf=True)
-PINF = VSet(pinf=True)
-NAN = VSet(nan=True)
 MAX_SPREAD = 256  # lanes along a reduced axis written out one by one for "every lane is -inf"
 
 

@@ -95,6 +95,9 @@ def const(x: float) -> VSet:
 
 
 REAL = VSet(-INF, INF)  # a finite value computed from real data
+NINF = VSet(ninf=True)  # exactly -inf: `full(..., -inf)`, a load's `other=-inf`
+PINF = VSet(pinf=True)
+NAN = VSet(nan=True)
 POSITIVE = VSet(0.0, INF)  # a float scalar parameter (assumed positive: scales, temperatures, epsilons)
 UNDEFINED = VSet(-INF, INF, True, True, True)  # a masked load without `other`: whatever memory held
 

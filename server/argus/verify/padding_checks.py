@@ -23,6 +23,8 @@ from argus.verify.data_zeros import counted_sum, is_nothing_selected
 from argus.verify.model import Access, Context, Loop, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
+    NINF,
+    PINF,
     REAL,
     UNDEFINED,
     Branch,
@@ -304,7 +306,7 @@ def accumulation(
     beyond_the_walk(ev, op, fn, x, loop, context)
 
 
-ENDS = {"sum": lambda v: is_zero(v), "max": lambda v: v == VSet(ninf=True), "min": lambda v: v == VSet(pinf=True)}
+ENDS = {"sum": is_zero, "max": lambda v: v == NINF, "min": lambda v: v == PINF}  # each accumulation's identity
 
 
 def beyond_the_walk(ev: Evaluator, op: ir.Op, fn: str, x: Sym, loop: Loop, context: Context) -> None:
