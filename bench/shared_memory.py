@@ -4,9 +4,9 @@ compiles the declared configuration and the autotuner's others with the largest 
 
     python bench/shared_memory.py [FILE.argus ...] [--configs N] [--timeout S]
 
-Without files: every example (examples/*.argus), expert (skills/experts), held-out kernel (skills/heldout) and
-the calibration kernels of bench/variants/shared_memory_calibration.argus. Prints a Markdown table (docs/codegen.md
-holds one); a few seconds a compile on the CPU.
+Without files: every example (examples/*.argus), expert and candidate (skills/experts), held-out kernel
+(skills/heldout) and the calibration kernels of bench/variants/shared_memory_calibration.argus. Prints a Markdown
+table (docs/codegen.md holds one); a few seconds a compile on the CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = [
     *sorted((ROOT / "examples").glob("*.argus")),
     *sorted((ROOT / "skills" / "experts").glob("*.argus")),
+    *sorted((ROOT / "skills" / "experts" / "candidates").glob("*.argus")),
     *sorted((ROOT / "skills" / "heldout").glob("*.argus")),
     ROOT / "bench" / "variants" / "shared_memory_calibration.argus",
 ]

@@ -21,6 +21,9 @@ the table; docs/codegen.md holds it). What it counts:
   reduction across warps takes 4 bytes a warp, and a dot outside every loop holds its loaded operands. The
   largest of these counts where it exceeds the loops' memory; under warp specialization (4 warps: Triton does
   not specialize more) the TMA store staging comes on top instead, with 488 bytes of its barriers.
+- **a store in a loop around a pipelined loop** (a persistent kernel's tile loop around its K loop) cannot reuse
+  the K loop's buffers, which the next tile needs: under TMA the largest such store's staging comes on top of
+  them (Triton 3.9: `gemm_persistent` at 4 stages 262,176 bytes, 64 KiB of C's 128 x 256 tile more than its loop).
 - TMA loads wait on an 8-byte barrier per buffer (two pipelined loops: a 1 KiB block).
 
 Where it is off (the table): 8-bit integer loops at 4 stages over-count, a tf32x3 tile taller than wide
@@ -156,6 +159,7 @@ class SharedMemoryModel:
     outside: list[Buffer] = field(default_factory=list)  # operands of dots outside every loop
     transposed: list[Buffer] = field(default_factory=list)
     stores: list[Buffer] = field(default_factory=list)  # tiles of rank 2 or more a store writes (TMA stages them)
+    stores_around: list[Buffer] = field(default_factory=list)  # those of them in a loop around a pipelined loop
     reduces: bool = False
     names: frozenset[str] = frozenset()  # the tile constants the estimate depends on
 
@@ -198,6 +202,8 @@ class SharedMemoryModel:
             for loop in self.loops
         ]
         main = [part(b) for b in self.resident] + max(in_loops, key=total, default=[])
+        if tma and self.stores_around:  # staged while the pipelined loop's buffers wait for the next iteration
+            main.append(max((part(b) for b in self.stores_around), key=lambda p: p.bytes))
         # TMA loads wait on a barrier per buffer, live with the loops' buffers
         pipelined = [loop for loop in self.loops if loop.buffers]
         barriers = sum(BARRIER_BYTES * self.copies(loop, values) for loop in pipelined) if tma else 0
@@ -237,6 +243,7 @@ class SharedMemoryModel:
 
         in_loops = (size(loop.buffers) * stages + split(loop) for loop in self.loops)
         main = size(self.resident) + max(in_loops, default=0)
+        main += max((b.tile.bytes(values) for b in self.stores_around), default=0) if tma else 0
         staging = max((b.tile.bytes(values) for b in self.stores), default=0) if tma else 0
         after = [b.tile.bytes(values) for b in self.transposed] + [size([d.accumulator]) for d in self.dots]
         if tma and values.get("warp_specialize", 0):
@@ -286,6 +293,27 @@ def walk_in_loops(block: ir.Block, loop: ir.Op | None = None):
             yield from walk_in_loops(region, op if op.kind == "for" else loop)
 
 
+def bounds_mask(mask: ir.Value | None) -> bool:
+    """Whether a store's mask only bounds its indices from above (`rm < M`, per axis or joined by `&`), as a TMA
+    store's must (codegen.tma checks the bounds exactly); any other mask keeps the pointer store, unstaged."""
+    op = None if mask is None else mask.op
+    if op is None:
+        return mask is None
+    if op.kind == "binary" and op.attrs["op"] == "&":
+        return all(bounds_mask(v) for v in op.operands)
+    if op.kind in ("expand_dims", "broadcast_to"):
+        return bounds_mask(op.operands[0])
+    return op.kind == "compare" and op.attrs["op"] == "<"
+
+
+def outer_loops(loop: ir.Op, enclosing: dict[int, ir.Op | None]) -> list[ir.Op]:
+    """The loops around `loop`, innermost first."""
+    found = []
+    while (loop := enclosing.get(id(loop))) is not None:
+        found.append(loop)
+    return found
+
+
 def model_of(kernel: ir.KernelIR) -> SharedMemoryModel:
     """The buffers of a kernel's shared memory, with their sizes in terms of its tile constants."""
     model = SharedMemoryModel()
@@ -294,6 +322,7 @@ def model_of(kernel: ir.KernelIR) -> SharedMemoryModel:
     loops: dict[int, Loop] = {}
     counted: set[int] = set()  # load ops already counted
     read_by_dots: set[int] = set()  # values a dot reads, and what they pass through to
+    store_loops: list[tuple[Buffer, ir.Op | None]] = []  # each staged store with its innermost loop
 
     def buffer(type_: TileT, what: str, span: Span) -> Buffer:
         return Buffer(Tile.of(type_, kernel.constants), what, span)
@@ -303,16 +332,21 @@ def model_of(kernel: ir.KernelIR) -> SharedMemoryModel:
             model.reduces = True
         elif op.kind == "store":
             value = ir.memory_access(op).value
-            if isinstance(value.type, TileT) and len(value.type.shape) >= 2:
+            if isinstance(value.type, TileT) and len(value.type.shape) >= 2 and bounds_mask(ir.memory_access(op).mask):
                 tensor = kernel.tensor(op.attrs["tensor"])
                 stored = TileT(tensor.type.dtype, value.type.shape) if tensor is not None else value.type
                 model.stores.append(buffer(stored, f"the tile stored into `{op.attrs['tensor']}`", op.span))
+                store_loops.append((model.stores[-1], loop))
         elif op.kind == "dot" and all(isinstance(o.type, TileT) for o in op.operands[:2]):
             add_dot(model, kernel, op, loop, enclosing, loops, counted, read_by_dots, buffer)
     for op, _ in ops:
         if op.kind == "trans" and id(op.result) not in read_by_dots and isinstance(op.result.type, TileT):
             model.transposed.append(buffer(op.result.type, f"the tile transposed at line {op.span.line + 1}", op.span))
     model.loops = list(loops.values())
+    around = {
+        id(outer) for op, _ in ops if id(op) in loops and loops[id(op)].buffers for outer in outer_loops(op, enclosing)
+    }
+    model.stores_around = [b for b, loop in store_loops if loop is not None and id(loop) in around]
     every = [*model.resident, *model.outside, *model.transposed, *model.stores]
     every += [b for loop in model.loops for b in loop.buffers] + [d.accumulator for d in model.dots]
     names = {d for b in every for d in b.tile.dims if isinstance(d, str)}
