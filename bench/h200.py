@@ -16,6 +16,7 @@ CUDA events, median of the trials):
 
     gemm               torch.matmul (cuBLAS), fp16, 4096^3, 8192^3, 4000^3 (the bias and GELU epilogue is ours only)
     attention[_causal] F.scaled_dot_product_attention, fp16, B 4, H 32, S 4096, D 128
+    attention64        the same at D 64, B 8, H 16, S 2048 (its `bench` sizes)
     softmax            torch.softmax, fp16, 32768 x 4096; also torch copy bandwidth (read + write)
     layernorm          F.layer_norm, fp16, 32768 x 4096; against copy bandwidth
     grouped_gemm       a per-expert loop of torch.matmul, and one dense torch.matmul of the same FLOPs
@@ -41,6 +42,12 @@ SWEEPS: dict[str, dict] = {
     "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
+    "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}, {"num_stages": 4}]},
+    "gemm_persistent_split": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}, {"num_stages": 4}],
+    },
+    "gemm_plain_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}]},
     "attention": {
         "sizes": ["large"],
         "configs": [
@@ -51,6 +58,7 @@ SWEEPS: dict[str, dict] = {
         ],
     },
     "attention_causal": {"sizes": ["large"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
+    "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 8}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}]},
     "grouped_gemm": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
@@ -60,17 +68,21 @@ SWEEPS: dict[str, dict] = {
 # specialization (5% slower), warp specialization for the GEMMs (slower, and wrong with GROUP_M = 16), flatten
 # in the persistent GEMM (3% slower than without).
 
-TARGETS = {  # kernel -> (what the ratio is against, the target)
+TARGETS = {  # kernel -> (what the ratio is against, the target): issue 18's, in the same run on the H200
     "gemm": ("cuBLAS", 1.00),
     "gemm_plain": ("cuBLAS", 1.00),
     "gemm_persistent": ("cuBLAS", 1.00),
-    "attention": ("SDPA", 0.90),
-    "attention_causal": ("SDPA causal", 0.90),
-    "softmax": ("copy bandwidth", 0.90),
-    "layernorm": ("copy bandwidth", 0.90),
-    "grouped_gemm": ("dense cuBLAS GEMM of the same FLOPs", 0.90),
+    "gemm_split": ("cuBLAS", 1.00),
+    "gemm_persistent_split": ("cuBLAS", 1.00),
+    "gemm_plain_persistent": ("cuBLAS", 1.00),
+    "attention": ("SDPA", 0.95),
+    "attention_causal": ("SDPA causal", 0.95),
+    "attention64": ("SDPA, D 64", 0.95),
+    "softmax": ("copy bandwidth", 0.94),
+    "layernorm": ("copy bandwidth", 0.94),
+    "grouped_gemm": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
 }
-GEMM_TARGET_4000 = 1.05
+HEAD_DIM = {"attention64": 64}  # the attention kernels whose head is not 128 wide
 COPY_BYTES = 2 << 30
 
 
@@ -228,13 +240,8 @@ class Bench:
             b = torch.randn(n, n, device="cuda", dtype=torch.float16)
             t = self.time(lambda a=a, b=b: torch.matmul(a, b))
             self.peers[f"matmul_{n}"] = {**t, "tflops": 2 * n**3 / (t["ms_median"] * 1e-3) / 1e12}
-        z, h, s, d = 4, 32, 4096, 128
-        q, k, v = (torch.randn(z, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
-        for causal in (False, True):
-            log(f"peer: SDPA causal={causal}")
-            t = self.time(lambda c=causal: F.scaled_dot_product_attention(q, k, v, is_causal=c))
-            flops = attention_flops(z, h, s, d, causal)
-            self.peers[f"sdpa{'_causal' if causal else ''}"] = {**t, "tflops": flops / (t["ms_median"] * 1e-3) / 1e12}
+        self.peer_sdpa("sdpa", 4, 32, 4096, 128, (False, True))
+        self.peer_sdpa("sdpa_64", 8, 16, 2048, 64, (False,))
         m, n = 32768, 4096
         x = torch.randn(m, n, device="cuda", dtype=torch.float16)
         w = torch.randn(n, device="cuda", dtype=torch.float16)
@@ -246,6 +253,15 @@ class Bench:
         self.peers["torch_layer_norm"] = {**t, "gb_per_s": 2 * x.numel() * 2 / (t["ms_median"] * 1e-3) / 1e9}
         self.peer_grouped()
         torch.cuda.empty_cache()
+
+    def peer_sdpa(self, name: str, z: int, h: int, s: int, d: int, causals: tuple[bool, ...]) -> None:
+        torch = self.torch
+        q, k, v = (torch.randn(z, h, s, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        for causal in causals:
+            log(f"peer: SDPA D {d} causal={causal}")
+            t = self.time(lambda c=causal: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=c))
+            flops = attention_flops(z, h, s, d, causal)
+            self.peers[f"{name}{'_causal' if causal else ''}"] = {**t, "tflops": flops / (t["ms_median"] * 1e-3) / 1e12}
 
     def peer_grouped(self) -> None:
         torch = self.torch
@@ -320,7 +336,8 @@ def useful_flops(kernel: str, sizes: dict) -> float:
     if kernel.startswith("gemm"):
         return 2 * sizes["M"] * sizes["N"] * sizes["K"]
     if kernel.startswith("attention"):
-        return attention_flops(sizes["Z"], sizes["H"], sizes["S"], 128, kernel.startswith("attention_causal"))
+        d = HEAD_DIM.get(kernel, 128)
+        return attention_flops(sizes["Z"], sizes["H"], sizes["S"], d, kernel.startswith("attention_causal"))
     if kernel == "grouped_gemm":
         return 2 * sizes["M"] * sizes["K"] * sizes["N"]
     return 0.0
@@ -331,6 +348,8 @@ def peer_for(kernel: str, row: dict, peers: dict) -> tuple[str, float, float, st
     if kernel.startswith("gemm"):
         n = row["sizes"]["M"]
         return f"torch.matmul {n}^3", row["tflops"], peers[f"matmul_{n}"]["tflops"], "TFLOP/s"
+    if kernel == "attention64":
+        return "SDPA D 64", row["tflops"], peers["sdpa_64"]["tflops"], "TFLOP/s"
     if kernel == "attention":
         return "SDPA", row["tflops"], peers["sdpa"]["tflops"], "TFLOP/s"
     if kernel.startswith("attention_causal"):
@@ -377,9 +396,7 @@ def table(result: dict) -> str:
     for row in best_rows(result["sweeps"]):
         kernel = row["kernel"]
         name, ours, theirs, unit = peer_for(kernel, row, peers)
-        target = TARGETS[kernel][1]
-        if kernel.startswith("gemm") and row["sizes"]["M"] == 4000:
-            target = GEMM_TARGET_4000
+        target = TARGETS[kernel][1]  # the same at 4000^3 for the GEMMs (it was 1.05 before issue 18)
         ratio = ours / theirs
         sizes = ", ".join(f"{k}={v}" for k, v in row["sizes"].items())
         config = ", ".join(f"{k}={v}" for k, v in row["config"].items()) or "default"
@@ -422,6 +439,9 @@ def run(bundles: Path, out: Path, trials: int, only: list[str]) -> int:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         for kernel in manifest["kernels"]:
             if only and kernel not in only:
+                continue
+            if kernel not in SWEEPS:  # fp32 GEMMs: bench/h200_fp32.py; the wide-row kernels have no peer here
+                log(f"{kernel}: no sweep here, left out")
                 continue
             bench.gate(folder, kernel)
             bench.sweep(folder, kernel)
