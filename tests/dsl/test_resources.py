@@ -96,6 +96,8 @@ def span_text(text: str, diagnostic) -> str:
         (CALIBRATION, "mm8", {}, 65536),  # i8 on mma.sync: the i32 accumulator converted for its store
         (CALIBRATION, "chain", {"num_stages": 2}, 49152),  # W, loaded for the dot after the loop, reuses it
         (CALIBRATION, "rowsum_t", {"BM": 128, "BN": 128}, 65536),  # a transposed store through shared memory
+        # Y's store keeps its expert mask, so it is a pointer store: nothing staged after the 2-stage loop
+        ("skills/experts/grouped_gemm.argus", "grouped_gemm", {"BK": 32, "num_stages": 2}, 49168),
         # persistent: C's staging (128 x 256 f16) on top of the K loop's 3 stages, which the next tile needs
         ("skills/experts/candidates/gemm_persistent.argus", "gemm_persistent", {}, 213016),
         # two 128 x 128 halves stored one after the other: one half's staging on top of 4 stages
