@@ -165,6 +165,19 @@ def test_a_range_data_fact_is_checked_at_launch(build):
     assert len(module.KERNELS["pick"]["jit"].launches) == 1
 
 
+def test_a_range_with_an_ignored_value_is_checked_at_launch(build):
+    module = build(
+        GATHER.replace("in_range(target, 0, C)", "in_range(target, 0, C, ignore=-100)").replace(
+            "load(x[row, t])", "load(x[row, t], mask=t != -100, other=0)"
+        )
+    )
+    x, out = torch.randn(6, 5), torch.empty(6)
+    module.pick(x, torch.tensor([0, -100, 4, 4, -100, 3]), out)  # -100: ignored, allowed
+    assert len(module.KERNELS["pick"]["jit"].launches) == 1
+    message = launch_error(module.pick, x, torch.tensor([0, -1, 4, 4, 2, 3]), out)  # -1 is neither
+    assert "in_range(target, 0, C, ignore=-100)" in message
+
+
 SCATTER = """
 kernel scatter(x: f32[S], ids: i64[S], out: out f32[R]):
     requires permutation(ids, R)

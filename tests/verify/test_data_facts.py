@@ -43,6 +43,40 @@ def test_the_stated_range_is_what_is_assumed(fact, expected):
     assert codes(fact) == expected
 
 
+# A cross entropy's targets: a class in 0..C-1, or ignore_index -100, whose row the kernel skips.
+IGNORED = """
+kernel pick(x: f32[M, C], target: i64[M], out: out f32[M]):
+    FACT
+    grid (M,)
+    row = program_id(0)
+    t = load(target[row])
+    store(out[row], load(x[row, t], mask=t != -100, other=0))
+"""
+
+
+def ignored_codes(fact: str) -> list[str]:
+    check = check_source(IGNORED.replace("FACT", fact))
+    assert not check.has_errors, check.diagnostics
+    return [d.code for d in verify_check(check).diagnostics if d.severity.value == "error"]
+
+
+@pytest.mark.parametrize(
+    ("fact", "expected"),
+    [
+        ("requires in_range(target, 0, C, ignore=-100)", []),  # the one value outside is the skipped one
+        ("requires in_range(target, -100, C)", ["AR301"]),  # admits -1, which the mask lets through
+        ("requires in_range(target, 0, C, ignore=-1)", ["AR301"]),  # -1 is allowed and not skipped
+    ],
+)
+def test_an_ignored_value_is_allowed_besides_the_range(fact, expected):
+    assert ignored_codes(fact) == expected
+
+
+def test_ignore_is_an_integer_scalar():
+    wrong = check_source(IGNORED.replace("FACT", "requires in_range(target, 0, C, ignore=0.5)"))
+    assert any(d.code == "AR204" and "ignore" in d.message for d in wrong.diagnostics)
+
+
 def test_the_fact_belongs_in_requires_and_takes_an_integer_tensor():
     outside = GATHER.replace("FACT", "tile B = 1").replace("store(", "ok = in_range(target, 0, C)\n    store(")
     assert "AR216" in [d.code for d in check_source(outside).diagnostics]

@@ -81,7 +81,8 @@ def launch_rule(*kinds: str):
 def launch_data_fact(host: HostExpressions, value: ir.Value, op: ir.Op) -> Expr:
     """A data fact: checked when the launcher is given the tensor (runtime.py's `_partition`, ...)."""
     bounds = [host.of(v) for v in op.operands[1:]]
-    return call(f"_{op.kind}", atom(host.tensors[op.operands[0].id]), *bounds)
+    ignore = {"ignore": bounds.pop()} if op.kind == "in_range" and len(bounds) == 3 else {}
+    return call(f"_{op.kind}", atom(host.tensors[op.operands[0].id]), *bounds, **ignore)
 
 
 @launch_rule("const")

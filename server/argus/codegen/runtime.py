@@ -76,11 +76,14 @@ def _partition(cuts, total):
     return bool(cuts[0] == 0 and cuts[-1] == total and torch.all(cuts[1:] >= cuts[:-1]))
 
 
-def _in_range(values, lo, hi):
-    """Data fact `in_range(T, lo, hi)`: every element of T lies in lo <= T[...] < hi. Unchecked (True) where the
-    tensor is not at hand (autotuner pruning, work counts); an empty tensor holds it."""
+def _in_range(values, lo, hi, ignore=None):
+    """Data fact `in_range(T, lo, hi[, ignore])`: every element of T lies in lo <= T[...] < hi, or equals `ignore`
+    where given. Unchecked (True) where the tensor is not at hand (autotuner pruning, work counts); an empty
+    tensor holds it."""
     if values is None:
         return True
+    if ignore is not None:
+        values = values[values != ignore]
     if values.numel() == 0:
         return True
     return bool(values.min().item() >= lo and values.max().item() < hi)

@@ -331,9 +331,10 @@ BUILTINS: dict[str, Builtin] = {
             (
                 "in_range",
                 "in_range",
-                "in_range(T, lo, hi) -> bool",
+                "in_range(T, lo, hi, ignore=None) -> bool",
                 "In `requires` only: every element of the integer tensor T lies in lo <= T[...] < hi (gather "
-                "indices, expert ids, class targets). The launcher checks it; the verifier assumes it.",
+                "indices, expert ids, class targets), or equals `ignore` where given (a cross entropy's "
+                "ignore_index, -100). The launcher checks it; the verifier assumes it.",
             ),
             (
                 "permutation",
@@ -443,7 +444,7 @@ IR_OPS: dict[str, IrOp] = _ir(
         ("assert", "(cond)", "`assert cond`: proved by the verifier."),
         ("invariant", "(cond)", "A loop invariant: proved on entry and preserved by each iteration."),
         ("partition", "(tensor, n)", "A data fact of `requires`: tensor holds the cut points of 0..n."),
-        ("in_range", "(tensor, lo, hi)", "A data fact of `requires`: every element lies in lo <= x < hi."),
+        ("in_range", "(tensor, lo, hi[, ignore])", "A data fact: every element lies in lo <= x < hi (or is ignore)."),
         ("permutation", "(tensor, n)", "A data fact of `requires`: each of 0..n-1 occurs once, the rest >= n."),
         ("for", "(start, stop, step, init...) [var, static, carried]", "A loop; region body(iv, carried...)."),
         ("if", "(cond) [names]", "A branch; regions then and else, each yielding the results."),

@@ -1,10 +1,11 @@
 """Data facts a kernel states in `requires` about the contents of integer tensors, as ground z3 facts.
 
-`partition(T, n)`: T[0] == 0 <= T[1] <= ... <= T[last] == n; `in_range(T, lo, hi)`: lo <= T[...] < hi for every
-element inside T's extents; `permutation(T, n)`: each of 0..n-1 occurs once in T, the other elements are >= n
-(stated through an inverse, position(T[i]) == i where T[i] < n). The universal statement is never handed to
-z3 as a quantifier: each query gets the instances of it over the T-applications the query mentions (plus
-the two ends), which is sound (they are consequences of the fact) and keeps every query quantifier-free.
+`partition(T, n)`: T[0] == 0 <= T[1] <= ... <= T[last] == n; `in_range(T, lo, hi[, ignore])`: lo <= T[...] < hi,
+or T[...] == ignore, for every element inside T's extents; `permutation(T, n)`: each of 0..n-1 occurs once in T,
+the other elements are >= n (stated through an inverse, position(T[i]) == i where T[i] < n). The universal
+statement is never handed to z3 as a quantifier: each query gets the instances of it over the T-applications the
+query mentions (plus the two ends), which is sound (they are consequences of the fact) and keeps every query
+quantifier-free.
 """
 
 from __future__ import annotations
@@ -53,10 +54,12 @@ class Range:
     lo: z3.ArithRef
     hi: z3.ArithRef
     dims: list[z3.ArithRef]  # the tensor's extents
+    ignore: z3.ArithRef | None = None  # a value allowed besides the range (`ignore=-100`)
 
     def instance(self, app: z3.ExprRef) -> z3.BoolRef:
         inside = [z3.And(app.arg(k) >= 0, app.arg(k) < dim) for k, dim in enumerate(self.dims)]
-        return z3.Implies(z3.And(*inside), z3.And(self.lo <= app, app < self.hi))
+        value = z3.And(self.lo <= app, app < self.hi)
+        return z3.Implies(z3.And(*inside), value if self.ignore is None else z3.Or(value, app == self.ignore))
 
 
 @dataclass(slots=True)

@@ -133,10 +133,10 @@ def partition_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
 @rule("in_range")
 def in_range_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     param = ev.shared.tensors[op.operands[0].id]
-    lo, hi = (ev.int_term(ev.get(v)) for v in op.operands[1:])
+    lo, hi, *ignore = (ev.int_term(ev.get(v)) for v in op.operands[1:])
     dims = ev.shared.dims(param)
     function = ev.shared.data(param.name, len(dims))
-    ev.shared.facts.ranges.setdefault(param.name, []).append(Range(function, lo, hi, dims))
+    ev.shared.facts.ranges.setdefault(param.name, []).append(Range(function, lo, hi, dims, *ignore))
     ev.result(op, Sym((), z3.BoolVal(True)))
 
 

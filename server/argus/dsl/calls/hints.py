@@ -38,25 +38,27 @@ def call_partition(an: KernelAnalyzer, e: ast.Call, name: str) -> V:
 
 @type_rule("in_range")
 def call_in_range(an: KernelAnalyzer, e: ast.Call, name: str) -> V:
-    """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V)."""
+    """A data fact: `requires in_range(target, 0, V)` (every element of target lies in 0 <= target < V), or with
+    `ignore=-100` every element lies there or equals -100 (PyTorch's ignore_index of class targets)."""
     if not an.in_requires:
         return an.error("AR216", e.span, "in_range(T, lo, hi) states a data fact and belongs in `requires`")
-    args = bind_args(an, e, ["T", "lo", "hi"], 3)
+    args = bind_args(an, e, ["T", "lo", "hi", "ignore"], 3)
     if args is None:
         return ERROR
     tensor = an.expr(args["T"])
-    lo, hi = value_arg(an, args["lo"]), value_arg(an, args["hi"])
-    if any(isinstance(v.type, ErrorT) for v in (tensor, lo, hi)):
+    bounds = {name: value_arg(an, args[name]) for name in ("lo", "hi", "ignore") if name in args}
+    if any(isinstance(v.type, ErrorT) for v in (tensor, *bounds.values())):
         return ERROR
     if not isinstance(tensor.type, TensorT) or not tensor.type.dtype.is_integer:
         return an.error("AR204", args["T"].span, f"in_range takes an integer tensor, not {tensor.type}")
     if tensor.type.out:
         return written_fact(an, args["T"], tensor, "in_range")
-    for name, bound in (("lo", lo), ("hi", hi)):
+    for name, bound in bounds.items():
         if not isinstance(bound.type, ScalarT) or not bound.type.dtype.is_integer:
             return an.error("AR204", args[name].span, f"in_range's {name} is an integer scalar, not {bound.type}")
     result_type = ScalarT(BOOL)
-    return V(result_type, an.emit("in_range", [tensor.value, lo.value, hi.value], result_type, e.span), span=e.span)
+    operands = [tensor.value, *(bound.value for bound in bounds.values())]
+    return V(result_type, an.emit("in_range", operands, result_type, e.span), span=e.span)
 
 
 @type_rule("permutation")
