@@ -202,8 +202,6 @@ class SharedMemoryModel:
             for loop in self.loops
         ]
         main = [part(b) for b in self.resident] + max(in_loops, key=total, default=[])
-        if tma and self.stores_around:  # staged while the pipelined loop's buffers wait for the next iteration
-            main.append(max((part(b) for b in self.stores_around), key=lambda p: p.bytes))
         # TMA loads wait on a barrier per buffer, live with the loops' buffers
         pipelined = [loop for loop in self.loops if loop.buffers]
         barriers = sum(BARRIER_BYTES * self.copies(loop, values) for loop in pipelined) if tma else 0
@@ -214,6 +212,8 @@ class SharedMemoryModel:
             chosen = [*main, max(staging, key=lambda p: p.bytes)] if staging else main
             needed = total(chosen) + barriers + WARP_SPECIALIZE_BYTES
         else:
+            if tma and self.stores_around:  # staged while the pipelined loop's buffers wait for the next tile
+                main = [*main, max((part(b) for b in self.stores_around), key=lambda p: p.bytes)]
             epilogue = staging + [part(b) for b in self.transposed]
             epilogue += [part(d.accumulator) for d in self.dots if d.engine(values) == "mma"]
             largest = [max(epilogue, key=lambda p: p.bytes)] if epilogue else []
@@ -243,13 +243,13 @@ class SharedMemoryModel:
 
         in_loops = (size(loop.buffers) * stages + split(loop) for loop in self.loops)
         main = size(self.resident) + max(in_loops, default=0)
-        main += max((b.tile.bytes(values) for b in self.stores_around), default=0) if tma else 0
         staging = max((b.tile.bytes(values) for b in self.stores), default=0) if tma else 0
         after = [b.tile.bytes(values) for b in self.transposed] + [size([d.accumulator]) for d in self.dots]
         if tma and values.get("warp_specialize", 0):
             needed = main + staging + WARP_SPECIALIZE_BYTES
         else:
-            needed = max(main, size(self.outside), staging, *after)
+            around = max((b.tile.bytes(values) for b in self.stores_around), default=0) if tma else 0
+            needed = max(main + around, size(self.outside), staging, *after)
         needed += max(BARRIER_BYTES * stages * len(self.loops), LOOPS_BARRIER_BYTES) if tma else 0
         warps = int(values.get("num_warps", DEFAULT_NUM_WARPS))
         return max(needed, REDUCE_BYTES_PER_WARP * warps if self.reduces else 0)
