@@ -99,7 +99,7 @@ def span_text(text: str, diagnostic) -> str:
         # Y's store keeps its expert mask, so it is a pointer store: nothing staged after the 2-stage loop
         ("skills/experts/grouped_gemm.argus", "grouped_gemm", {"BK": 32, "num_stages": 2}, 49168),
         # persistent: C's staging (128 x 256 f16) on top of the K loop's 3 stages, which the next tile needs
-        ("skills/experts/candidates/gemm_persistent.argus", "gemm_persistent", {}, 213016),
+        ("skills/experts/gemm_persistent.argus", "gemm_persistent", {}, 213016),
         # two 128 x 128 halves stored one after the other: one half's staging on top of 4 stages
         ("skills/experts/candidates/gemm_split.argus", "gemm_persistent_split", {"num_stages": 4}, 229408),
         # warp-specialized at 4 warps: the staging counted once (213,016 compiled; the estimate adds the 488

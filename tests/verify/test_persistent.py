@@ -136,12 +136,12 @@ def test_a_persistent_gemm_that_skips_its_last_tile_is_an_error():
 
 
 def test_the_persistent_candidate_proves_clean_within_the_default_budget():
-    path = ROOT / "skills/experts/candidates/gemm_persistent.argus"
+    path = ROOT / "skills/experts/gemm_persistent.argus"
     assert clean(path.read_text())
 
 
 def test_a_budget_that_runs_out_is_not_a_hole():
-    path = ROOT / "skills/experts/candidates/gemm_persistent.argus"
+    path = ROOT / "skills/experts/gemm_persistent.argus"
     _, result = verified(path.read_text(), rlimit=10_000)
     assert not [d for d in result.diagnostics if d.code == "AR304"]
     undecided = [d for d in result.diagnostics if d.code == "AR312" and d.data["obligation"] in ("AR302", "AR304")]
