@@ -285,3 +285,60 @@ def test_registers_near_the_limit_are_their_own_situation_and_evidence_with_room
     predicted = predict(card, near_limit, {"setting": "BK", "from": "32", "to": "64"})
     assert predicted.effect is None and "registers a thread" in predicted.why, predicted.why
     assert with_compile(facts) is facts  # nothing compiled: the situation as it was
+
+
+# Two exact-fp32 products of one x tile (a mean and a gate, say), W1 and W2 stored [N, K]: precision.dot changes
+# one dot at a time, so a state between two steps has one dot at tf32x3 and the other exact.
+TWO_DOTS = """
+kernel two(x: f32[M, K], W1: f32[N, K], W2: f32[N, K], y: out f32[M, N]):
+    tile BM = 64, BN = 64, BK = 32
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    a1 = zeros((BM, BN), f32)
+    a2 = zeros((BM, BN), f32)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(x[rm, rk], mask=(rm < M, rk < K), other=0)
+        w1 = load(W1[rn, rk], mask=(rn < N, rk < K), other=0)
+        w2 = load(W2[rn, rk], mask=(rn < N, rk < K), other=0)
+        a1 = dot(a, trans(w1), a1FIRST)
+        a2 = dot(a, trans(w2), a2SECOND)
+    store(y[rm, rn], a1 * a2, mask=(rm < M, rn < N))
+
+reference two(x, W1, W2):
+    return (x @ W1.T) * (x @ W2.T)
+
+sizes two:
+    small: M = 40, N = 36, K = 48
+    large: M = 4096, N = 4096, K = 4096
+"""
+TF32X3 = ', input_precision="tf32x3"'
+
+
+def two_dots(first: str, second: str) -> Document:
+    doc = Document.parse(TWO_DOTS.replace("FIRST", first).replace("SECOND", second))
+    assert not doc.check.has_errors, doc.check.diagnostics
+    return doc
+
+
+def test_a_kernel_whose_dots_differ_in_precision_names_both_and_a_kernel_wide_card_claims_no_number():
+    """heldout7's confident miss: tma.dot predicted from the first dot's tf32x3 evidence while the second dot was
+    still exact fp32 (0.76×). The kernel's situation names both, a kind of kernel no lineage measured."""
+    mixed = sites_situation(site_contexts(two_dots(TF32X3, ""), "two"))
+    assert mixed["operands"] == "f32 tf32x3 and f32 ieee"
+    assert "f32 tf32x3 and f32 ieee dots" in describe(mixed)
+    assert sites_situation(site_contexts(two_dots(TF32X3, TF32X3), "two"))["operands"] == "f32 tf32x3"
+    assert sites_situation(site_contexts(two_dots("", ""), "two"))["operands"] == "f32 ieee"
+    doc = two_dots(TF32X3, "")
+    kernel = doc.kernels()[0]
+    cards = load_cards()
+    predictions = [
+        m.prediction()
+        for line in range(kernel.span.line, kernel.span.end_line + 1)
+        for m in match(doc, line, cards)
+        if m.applicable and m.card.id in ("tma.dot", "num_warps.dot", "pipelining.num_stages.dot")
+    ]
+    assert predictions
+    for predicted in predictions:  # no kernel-wide card has a number for a kernel of mixed dots
+        assert predicted.effect is None, predicted.why

@@ -83,10 +83,16 @@ def situation(
 
 
 def sites_situation(sites: list[SiteContext] | None, spill_bytes: int | None = None) -> Situation | None:
-    """The situation of a kernel from its sites (`site_contexts`: the kernel's first)."""
+    """The situation of a kernel from its sites (`site_contexts`: the kernel's first). Its skills set the whole
+    kernel (tma, warps, stages), so its operands are every dot's: where the dots differ (one changed to tf32x3,
+    the other still exact fp32) the fact names each, a kind of kernel no measurement had unless it had them too."""
     if not sites:
         return None
-    return situation(sites[0], spill_bytes, live_accumulator_registers(sites))
+    facts = situation(sites[0], spill_bytes, live_accumulator_registers(sites))
+    kinds = list(dict.fromkeys(o for o in (operands(s) for s in sites[1:] if s.site == "dot") if o is not None))
+    if facts is not None and len(kinds) > 1:
+        facts["operands"] = " and ".join(kinds)
+    return facts
 
 
 def live_accumulator_registers(sites: list[SiteContext]) -> float | None:
