@@ -16,7 +16,7 @@ from argus.skills.extract import conditions
 from argus.skills.library import load_cards
 from argus.skills.library_provider import LibraryProvider
 from argus.skills.provider import SkillRequest
-from argus.skills.situation import measurements, scope_of
+from argus.skills.situation import Compiled, measurements, scope_of
 
 F16 = {"operands": "f16", "k_major": "A", "trans": "neither", "bound": "compute", "spills": "none", "rows": None}
 
@@ -73,7 +73,7 @@ def test_a_card_whose_gains_needed_spills_is_not_explored_at_a_kernel_that_spill
     assert warps.effect_needs_spills and not tile.effect_needs_spills
     ieee = F16 | {"operands": "f32 ieee", "spills": None}
     sites = [Site(card, line, card.id, facts=ieee) for line, card in enumerate((warps, tile))]
-    no_spills, unknown = Context(spill_bytes=0), Context()
+    no_spills, unknown = Context(compiled=Compiled(spill_bytes=0)), Context()
     assert [scored(s, no_spills)[0] for s in sites] == [NOISE, EXPLORE]
     assert scored(sites[0], no_spills)[1] == 1.0
     assert [s.card.id for s in rank(sites, no_spills, explore=True)] == [tile.id, warps.id]
@@ -87,7 +87,7 @@ def test_the_state_s_registers_a_thread_from_its_compile_decide_whether_evidence
     room = F16 | {"registers": "128 to 191"}
     tile = situated(library_card("tile_size.BK.dot"), (1.2, room), (1.3, room))
     site = Site(tile, 0, tile.id, facts=F16 | {"registers": None})
-    near_limit, spare, unknown = Context(registers=237), Context(registers=150), Context()
+    near_limit, spare, unknown = (Context(compiled=Compiled(registers=n)) for n in (237, 150, None))
     tier, _, predicted = scored(site, near_limit)
     assert tier == EXPLORE and predicted.effect is None and "registers a thread" in predicted.why
     for context in (spare, unknown):
@@ -155,7 +155,8 @@ def test_the_light_bulb_reads_the_registers_of_the_last_gate_compile_of_this_tex
     span = Span(exp2.line, 0, exp2.line, 0)
 
     def detail(registers: dict[str, int]) -> str:
-        request = SkillRequest("file:///s.argus", SOFTMAX, check_source(SOFTMAX), span, {}, registers)
+        compiled = {kernel: Compiled(registers=n) for kernel, n in registers.items()}
+        request = SkillRequest("file:///s.argus", SOFTMAX, check_source(SOFTMAX), span, compiled)
         return next(a for a in LibraryProvider(cards=[room]).actions(request) if a.skill == "exp2.row").detail
 
     assert detail({}).startswith("1.30× on ")

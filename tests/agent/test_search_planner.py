@@ -14,6 +14,7 @@ from argus.gate.result import CompileFacts, CompileResult, GateResult
 from argus.skills.apply import digest, plan
 from argus.skills.cards import Effect
 from argus.skills.library import load_cards
+from argus.skills.situation import Compiled
 
 
 def measured(card_id: str, *medians: float):
@@ -122,7 +123,7 @@ def test_a_card_measured_only_where_kernels_spilled_predicts_nothing_for_a_kerne
     # spills none: no number, and no exploration either (its gains needed spills): the unmeasured cards go first
     assert first(0).skill != "num_warps.row"
     (site,) = [s for s in applicable_sites(SOFTMAX, "softmax", cards) if s.card.id == "num_warps.row"]
-    tier, value, predicted = scored(site, Context(spill_bytes=0))
+    tier, value, predicted = scored(site, Context(compiled=Compiled(spill_bytes=0)))
     assert (tier, value, predicted.effect) == (NOISE, 1.0, None) and "spill" in predicted.why
 
 

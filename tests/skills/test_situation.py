@@ -14,6 +14,7 @@ from argus.skills.matcher import match
 from argus.skills.predict import predict
 from argus.skills.situation import (
     SCOPE,
+    Compiled,
     agrees,
     describe,
     live_accumulator_registers,
@@ -275,10 +276,10 @@ def test_registers_near_the_limit_are_their_own_situation_and_evidence_with_room
     assert facts["registers"] is None
     card = next(c for c in load_cards() if c.id == "tile_size.BK.dot")
     assert set(card.scope["registers"]) == {"under 128", "128 to 191", "192 or more"}
-    room = with_compile(facts, 0, 150)
+    room = with_compile(facts, Compiled(spill_bytes=0, registers=150))
     assert room["registers"] == "128 to 191" and room["spills"] == "none"
     assert "128 to 191 registers a thread" in describe(room)
-    near_limit = with_compile(facts, 0, 237)
+    near_limit = with_compile(facts, Compiled(spill_bytes=0, registers=237))
     assert near_limit["registers"] == "192 or more"
     measured_with_room = [e for e in card.evidence if e.facts and agrees_on_scope(e.facts, room)]
     assert measured_with_room and all(e.facts["registers"] == "128 to 191" for e in measured_with_room)

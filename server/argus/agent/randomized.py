@@ -8,7 +8,7 @@ import random
 from collections.abc import Sequence
 
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import applicable_sites, prediction, registers, spill_bytes
+from argus.agent.sites import applicable_sites, compiled, prediction
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
@@ -40,7 +40,7 @@ class RandomPlanner:
         site = self.rng.choice(sites)  # sites come in source order, so one seed gives one sequence
         self.tried.add((here, site.key))
         # not used to choose: logged to judge the cards
-        predicted = prediction(site, spill_bytes(state.gate), registers(state.gate))
+        predicted = prediction(site, compiled(state.gate))
         return Proposal(
             kind="skill",
             skill=site.card.id,

@@ -44,12 +44,12 @@ from dataclasses import dataclass, field, replace
 
 from argus.agent.memory import Memory
 from argus.agent.plan import Proposal, State, Step
-from argus.agent.sites import Site, applicable_sites, prediction, registers, spill_bytes
+from argus.agent.sites import Site, applicable_sites, compiled, prediction
 from argus.skills.apply import digest
 from argus.skills.cards import Card
 from argus.skills.library import load_cards
 from argus.skills.predict import Prediction, without_its_spills
-from argus.skills.situation import HURTS, SCOPE, Situation
+from argus.skills.situation import HURTS, NOT_COMPILED, SCOPE, Compiled, Situation
 
 # How many observations weigh as much as the card's prediction: with n rewards observed here, the score is
 # (PRIOR * predicted + n * mean reward) / (PRIOR + n).
@@ -84,8 +84,7 @@ class Context:
 
     stats: dict[str, tuple[float, int]] = field(default_factory=dict)
     observed: dict[str, dict[Kind, float]] = field(default_factory=dict)
-    spill_bytes: int | None = None
-    registers: int | None = None
+    compiled: Compiled = NOT_COMPILED
 
     def measured(self, site: Site) -> float | None:
         """What this run measured of the site's skill at a state of the site's kind (a step without a recorded
@@ -109,14 +108,14 @@ def prior(card: Card) -> float:
 
 def scored(site: Site, context: Context = Context()) -> tuple[int, float, Prediction]:
     """The site's tier, its score within the tier, and the card's prediction there."""
-    predicted = prediction(site, context.spill_bytes, context.registers)
+    predicted = prediction(site, context.compiled)
     card = site.card
     measured = context.measured(site)
     if measured is not None:
         return (GAINS if measured >= GAIN else NOISE if measured > HURTS else LOSSES), measured, predicted
     effect = prior(card) if predicted.effect is None else predicted.effect
     if card.id not in context.stats:
-        if predicted.effect is None and without_its_spills(card, context.spill_bytes):
+        if predicted.effect is None and without_its_spills(card, context.compiled.spill_bytes):
             return NOISE, 1.0, predicted  # not unmeasured: measured, and its gains needed what is absent here
         if predicted.effect is None:
             return EXPLORE, effect, predicted
@@ -173,8 +172,7 @@ def broken_rewrites(history: Sequence[Step]) -> set[tuple[str, tuple[tuple[str, 
 class Kept:
     source: str
     ms: float | None
-    spill_bytes: int | None  # from its gate result's compile facts
-    registers: int | None  # the same
+    compiled: Compiled  # from its gate result's compile facts
     order: int  # when it was first seen: later (further refined) first among equal times
 
     def sort_key(self) -> tuple[float, int]:
@@ -221,16 +219,14 @@ class SearchPlanner:
     def propose(self, state: State, history: Sequence[Step]) -> Proposal | None:
         current = digest(state.source)
         if current not in self.frontier:
-            self.frontier[current] = Kept(
-                state.source, state.ms, spill_bytes(state.gate), registers(state.gate), len(self.frontier)
-            )
+            self.frontier[current] = Kept(state.source, state.ms, compiled(state.gate), len(self.frontier))
         self.frontier[current].ms = state.ms
         stats = self.skill_stats(history)
         observed = observed_effects(history)
         broken = broken_rewrites(history)
         explore = self.proposals % EXPLORE_EVERY == EXPLORE_EVERY - 1
         for name, kept in sorted(self.frontier.items(), key=lambda item: item[1].sort_key()):
-            context = Context(stats, observed, kept.spill_bytes, kept.registers)
+            context = Context(stats, observed, kept.compiled)
             for site in rank(applicable_sites(kept.source, state.kernel, self.cards), context, explore):
                 if (name, site.key) in self.tried or (name != current and site.identity in self.rewrites):
                     continue

@@ -12,7 +12,7 @@ from argus.skills.cards import Card
 from argus.skills.document import Document
 from argus.skills.matcher import match
 from argus.skills.predict import Prediction, predict
-from argus.skills.situation import Situation, kernel_situation, with_compile
+from argus.skills.situation import NOT_COMPILED, Compiled, Situation, kernel_situation, with_compile
 
 if TYPE_CHECKING:
     from argus.gate.result import GateResult
@@ -37,10 +37,10 @@ class Site:
         return (self.card.id, self.anchor_text, self.params)
 
 
-def prediction(site: Site, spill_bytes: int | None = None, registers: int | None = None) -> Prediction:
+def prediction(site: Site, compiled: Compiled = NOT_COMPILED) -> Prediction:
     """The card's prediction at the site, with the state's register spills and registers a thread (its last
     GPU-target compile) put into the situation where known."""
-    return predict(site.card, with_compile(site.facts, spill_bytes, registers), dict(site.params), spill_bytes)
+    return predict(site.card, with_compile(site.facts, compiled), dict(site.params), compiled.spill_bytes)
 
 
 def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | None = None, facts=None) -> float:
@@ -49,16 +49,9 @@ def predicted_effect(card: Card, params: dict | None = None, spill_bytes: int | 
     return 1.0 if effect is None else effect
 
 
-def spill_bytes(gate: GateResult | None) -> int | None:
-    """A state's register spill stores from its gate result's compile facts, when it has them."""
-    facts = gate.compile.facts if gate is not None else None
-    return facts.spill_stores_bytes if facts is not None else None
-
-
-def registers(gate: GateResult | None) -> int | None:
-    """A state's registers a thread from its gate result's compile facts, when it has them."""
-    facts = gate.compile.facts if gate is not None else None
-    return facts.registers if facts is not None else None
+def compiled(gate: GateResult | None) -> Compiled:
+    """A state's register spills and registers a thread from its gate result's compile facts, when it has them."""
+    return Compiled.of(gate.compile.facts if gate is not None else None)
 
 
 # A planner asks about the same state once per proposal it makes there: remember the last few answers.

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from argus.analysis.snapshot import Analysis
     from argus.dsl.spans import Span
     from argus.skills.provider import ProviderRegistry, SkillAction, SkillProvider
+    from argus.skills.situation import Compiled
 
 
 def default_providers() -> list[SkillProvider]:
@@ -27,8 +28,7 @@ def skill_actions(
     analysis: Analysis,
     span: Span,
     registry: ProviderRegistry,
-    spill_bytes: Mapping[str, int],
-    registers: Mapping[str, int] | None = None,
+    compiled: Mapping[str, Compiled] | None = None,
 ) -> list[SkillAction]:
-    request = SkillRequest(analysis.uri, analysis.text, analysis.check, span, dict(spill_bytes), dict(registers or {}))
+    request = SkillRequest(analysis.uri, analysis.text, analysis.check, span, dict(compiled or {}))
     return registry.actions(request)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from argus.dsl.spans import Span
     from argus.skills.facts import KernelFacts
     from argus.skills.provider import Edit, ProviderRegistry, SkillAction
+    from argus.skills.situation import Compiled
     from argus.verify.api import VerifyResult
     from argus.verify.kernel import ValueLayout
 
@@ -121,13 +122,12 @@ class Analysis:
         self,
         span: Span,
         registry: ProviderRegistry,
-        spill_bytes: Mapping[str, int] | None = None,
-        registers: Mapping[str, int] | None = None,
+        compiled: Mapping[str, Compiled] | None = None,
     ) -> list[SkillAction]:
         """What `registry`'s providers propose for `span` (applicable with edits for this text, or disabled
-        with the failed precondition). `spill_bytes` and `registers`: per kernel, the spill stores and the
-        registers a thread a gate compile of this very text measured, where one did."""
-        return skill_actions.skill_actions(self, span, registry, spill_bytes or {}, registers)
+        with the failed precondition). `compiled`: per kernel, the spill stores and the registers a thread a
+        gate compile of this very text measured, where one did."""
+        return skill_actions.skill_actions(self, span, registry, compiled)
 
     def skill_facts(self, kernel: str) -> KernelFacts | None:
         """The facts skill preconditions are stated over (argus.skills.facts), for the kernel named `kernel`."""

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from argus.analysis.quick_fixes import QuickFix
     from argus.lsp.documents import DocumentState, Snapshot
     from argus.lsp.state import ServerState
+    from argus.skills.situation import Compiled
 
 SKILL_KIND = types.CodeActionKind.RefactorRewrite
 Edits = tuple[Edit, ...]
@@ -134,31 +135,24 @@ async def fix_verifies(server: ServerState, snapshot: Snapshot, fix: QuickFix) -
     return await server.solver.quick(verify)
 
 
-def gate_compiles(server: ServerState, snapshot: Snapshot) -> tuple[dict[str, int], dict[str, int]]:
+def gate_compiles(server: ServerState, snapshot: Snapshot) -> dict[str, Compiled]:
     """Per kernel, the spill stores and the registers a thread of the last gate run's compile of this very
     version of the document."""
+    from argus.skills.situation import Compiled
+
     state = server.documents.get(snapshot.uri)
     run = state.gate if state is not None else None
-    spills: dict[str, int] = {}
-    registers: dict[str, int] = {}
     if run is None or run.version != snapshot.version:
-        return spills, registers
-    for result in run.results:
-        facts = result.compile.facts
-        if facts is not None and facts.spill_stores_bytes is not None:
-            spills[result.kernel] = facts.spill_stores_bytes
-        if facts is not None and facts.registers is not None:
-            registers[result.kernel] = facts.registers
-    return spills, registers
+        return {}
+    return {r.kernel: Compiled.of(r.compile.facts) for r in run.results if r.compile.facts is not None}
 
 
 async def skill_actions(
     server: ServerState, snapshot: Snapshot, selection: types.Range, show_disabled: bool
 ) -> list[types.CodeAction]:
     span = snapshot.positions.span(selection)
-    spills, registers = gate_compiles(server, snapshot)
     proposed = await asyncio.get_running_loop().run_in_executor(
-        server.check_pool, snapshot.analysis.skill_actions, span, server.skills, spills, registers
+        server.check_pool, snapshot.analysis.skill_actions, span, server.skills, gate_compiles(server, snapshot)
     )
     from argus.skills.apply import digest  # the skills layer loads with the language core, after initialize
 

@@ -14,6 +14,7 @@ from argus.skills.document import Document
 from argus.skills.library import load_cards
 from argus.skills.matcher import match
 from argus.skills.provider import SkillAction, SkillRequest
+from argus.skills.situation import NOT_COMPILED
 
 
 @dataclass
@@ -33,7 +34,7 @@ class LibraryProvider:
                     continue
                 failed = found.failed
                 kernel = found.application.kernel
-                prediction = found.prediction(request.spill_bytes.get(kernel), request.registers.get(kernel))
+                prediction = found.prediction(request.compiled.get(kernel, NOT_COMPILED))
                 reason = None if failed is None else f"{failed.name}: {failed.found}"
                 if reason is None and prediction.hurts is not None:
                     reason = f"condition of benefit fails: {prediction.hurts}"

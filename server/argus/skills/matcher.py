@@ -16,7 +16,7 @@ from argus.skills.document import Document
 from argus.skills.facts import has_dot, walk
 from argus.skills.predict import Prediction, predict
 from argus.skills.roles import constants_for
-from argus.skills.situation import Situation, kernel_situation, with_compile
+from argus.skills.situation import NOT_COMPILED, Compiled, Situation, kernel_situation, with_compile
 from argus.skills.transforms import TRANSFORMS
 from argus.skills.transforms.base import Application, Check
 
@@ -30,9 +30,9 @@ class Match:
     application: Application
     facts: Situation | None = field(default=None, compare=False)  # the kernel's situation (no compile at hand)
 
-    def prediction(self, spill_bytes: int | None = None, registers: int | None = None) -> Prediction:
-        facts = with_compile(self.facts, spill_bytes, registers)
-        return predict(self.card, facts, self.application.params, spill_bytes)
+    def prediction(self, compiled: Compiled = NOT_COMPILED) -> Prediction:
+        facts = with_compile(self.facts, compiled)
+        return predict(self.card, facts, self.application.params, compiled.spill_bytes)
 
     @property
     def applicable(self) -> bool:

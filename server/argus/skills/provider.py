@@ -17,6 +17,7 @@ from argus.dsl.spans import Span
 
 if TYPE_CHECKING:
     from argus.dsl.check import CheckResult
+    from argus.skills.situation import Compiled
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +38,9 @@ class SkillRequest:
     text: str
     check: CheckResult
     span: Span
-    # per kernel, the register spill stores (bytes) of a GPU-target compile of this very text, where the gate
+    # per kernel, what a GPU-target compile of this very text measured (spills, registers), where the gate
     # compiled it: a skill measured only on spilling kernels predicts nothing for one that spills none
-    spill_bytes: Mapping[str, int] = field(default_factory=dict)
-    registers: Mapping[str, int] = field(default_factory=dict)  # per kernel, registers a thread of that compile
+    compiled: Mapping[str, Compiled] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,11 +28,29 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from argus.gate.result import CompileFacts
 from argus.skills.cards import SPILL_MARGIN, Evidence, Value
 from argus.skills.context import SMS, SiteContext, site_contexts
 from argus.skills.document import Document
 
 Situation = dict[str, Value | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """What a GPU-target compile of the very text a prediction is for measured, where one did (the gate's
+    compile facts): the register spill stores in bytes and the registers a thread. None where no compile
+    measured them; `NOT_COMPILED` is the record of no compile at all."""
+
+    spill_bytes: int | None = None
+    registers: int | None = None
+
+    @classmethod
+    def of(cls, facts: CompileFacts | None) -> Compiled:
+        return NOT_COMPILED if facts is None else cls(facts.spill_stores_bytes, facts.registers)
+
+
+NOT_COMPILED = Compiled()
 
 # what kind of kernel: outside every measurement on these, a card has no number
 SCOPE = ("operands", "k_major", "trans", "bound", "spills", "registers", "rows", "accumulator", "grid")
@@ -140,18 +158,16 @@ def registers_fact(registers: int | None) -> str | None:
     return "under 128" if registers < 128 else "128 to 191" if registers < 192 else "192 or more"
 
 
-def with_compile(
-    facts: Situation | None, spill_bytes: int | None = None, registers: int | None = None
-) -> Situation | None:
+def with_compile(facts: Situation | None, compiled: Compiled = NOT_COMPILED) -> Situation | None:
     """The situation with what a compile knows put in where it does not know it (a situation computed without
     a compile, and the spills and registers of the state's last gate run)."""
     if facts is None:
         return facts
     known: Situation = {}
-    if spill_bytes is not None and facts.get("spills") is None:
-        known["spills"] = spill_fact(spill_bytes)
-    if registers is not None and facts.get("registers") is None:
-        known["registers"] = registers_fact(registers)
+    if compiled.spill_bytes is not None and facts.get("spills") is None:
+        known["spills"] = spill_fact(compiled.spill_bytes)
+    if compiled.registers is not None and facts.get("registers") is None:
+        known["registers"] = registers_fact(compiled.registers)
     return facts | known if known else facts
 
 
