@@ -241,6 +241,37 @@ def test_value_sets_follow_infinities_and_zeros():
     assert MATH["abs"](REAL) == VSet(0.0, math.inf)
 
 
+def test_a_quotient_keeps_the_sign_its_divisor_cannot_change():
+    nonnegative = VSet(0.0, math.inf)
+    assert div(nonnegative, nonnegative) == nonnegative  # exp over its sum: a probability, >= 0
+    assert div(VSet(-math.inf, 0.0), nonnegative) == VSet(-math.inf, 0.0)
+    assert div(nonnegative, VSet(-math.inf, 0.0)) == VSet(-math.inf, 0.0)
+    assert div(REAL, nonnegative) == REAL
+    assert div(nonnegative, REAL) == REAL  # a divisor of either sign
+
+
+# A router's top-1 probability: the softmax pads with -inf, so its padding probabilities are exactly 0, which a
+# max of probabilities (each >= 0) cannot take; padded with 0 instead, exp(0 - max) is a real weight.
+ROUTER = """
+kernel top1(logits: f32[T, E], w: out f32[T]):
+    tile BT = 16, BE = 16
+    requires E <= BE, E >= 2
+    grid (cdiv(T, BT),)
+    rt = program_id(0) * BT + arange(BT)
+    re = arange(BE)
+    x = load(logits[rt, re], mask=(rt < T, re < E), other=PAD)
+    mx = where(rt < T, max(x, axis=1), 0.0)
+    p = exp(x - mx[:, None])
+    p = p / where(rt < T, sum(p, axis=1), 1.0)[:, None]
+    store(w[rt], max(p, axis=1), mask=rt < T)
+"""
+
+
+def test_the_max_of_softmax_probabilities_padded_with_zero_is_clean_and_with_a_real_weight_is_not():
+    assert codes(ROUTER.replace("PAD", "-inf")) == []
+    assert "AR313" in codes(ROUTER.replace("PAD", "0"))
+
+
 def test_what_each_reduction_lets_through():
     assert harmless("sum", const(0.0), -math.inf, math.inf)
     assert not harmless("sum", const(1.0), -math.inf, math.inf)

@@ -265,8 +265,8 @@ def div(x: VSet, y: VSet) -> VSet:
     if x.finite and y.finite:
         if x.lo == x.hi == 0:
             return VSet(0.0, 0.0)
-        if y.lo <= 0 <= y.hi:
-            return REAL  # a divisor is assumed not zero; its sign is not known
+        if y.lo <= 0 <= y.hi:  # a divisor is assumed not zero: one that cannot be negative is positive
+            return same_sign(x, y)
         ends = [p / q if not (math.isinf(p) and math.isinf(q)) else 0.0 for p in (x.lo, x.hi) for q in (y.lo, y.hi)]
         return VSet(min(ends), max(ends))
     if x.finite:
@@ -278,6 +278,16 @@ def div(x: VSet, y: VSet) -> VSet:
         for t in signs(y) - {0}:
             out = out.union(infinity(s * t))
     return out
+
+
+def same_sign(x: VSet, y: VSet) -> VSet:
+    """x / y for a divisor whose interval holds 0 (assumed not zero): the quotient keeps x's sign where y has
+    one (a softmax's exp over its positive sum is >= 0), any finite value otherwise."""
+    if y.lo >= 0:  # y > 0
+        return VSet(0.0, INF) if x.lo >= 0 else VSet(-INF, 0.0) if x.hi <= 0 else REAL
+    if y.hi <= 0:  # y < 0
+        return VSet(-INF, 0.0) if x.lo >= 0 else VSet(0.0, INF) if x.hi <= 0 else REAL
+    return REAL
 
 
 @over_atoms

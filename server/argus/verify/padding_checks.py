@@ -23,6 +23,7 @@ from argus.verify.data_zeros import counted_sum, is_nothing_selected
 from argus.verify.model import Access, Context, Loop, Obligation, Sym
 from argus.verify.padding import (
     IDENTITY,
+    INF,
     NINF,
     PINF,
     REAL,
@@ -374,9 +375,10 @@ def reduced_lanes(
         return counted_sum(ev, lane_tree(ev, x)) if fn == "sum" and x.term is not None else None
     found = leaves(x.lanes)
     if not any(is_zero(leaf.values) for _, leaf in found):
-        return None
+        return signed(found)
     if any(depends_on(c, [COORDS[a] for a in axes]) for path, _ in found for c in path):
-        return counted_sum(ev, x.lanes) if fn == "sum" else None  # a count the data can make 0
+        counted = counted_sum(ev, x.lanes) if fn == "sum" else None  # a count the data can make 0
+        return counted if counted is not None else signed(found)
 
     def reduced(tree: Tree) -> Tree:
         if isinstance(tree, Leaf):
@@ -384,6 +386,18 @@ def reduced_lanes(
         return Branch(tree.cond, reduced(tree.then), reduced(tree.orelse))
 
     return move(reduced(x.lanes), mapping)
+
+
+def signed(found: list[tuple[tuple[z3.BoolRef, ...], Leaf]]) -> Tree | None:
+    """A sum, max or min of lanes that are all >= 0 (a softmax's exponentials, squares) is >= 0, and of lanes
+    all <= 0 is <= 0: a real number of that sign, which a division by it keeps (the probabilities a router's
+    top-k takes). None where the lanes may have either sign: a real number, as before."""
+    finite = [leaf.values for _, leaf in found if leaf.values.finite]
+    if finite and all(v.lo >= 0 for v in finite) and not any(leaf.values.ninf for _, leaf in found):
+        return Leaf(VSet(0.0, INF))
+    if finite and all(v.hi <= 0 for v in finite) and not any(leaf.values.pinf for _, leaf in found):
+        return Leaf(VSet(-INF, 0.0))
+    return None
 
 
 def reduce_padding(ev: Evaluator, op: ir.Op, x: Sym, context: Context) -> None:
