@@ -109,3 +109,14 @@ def programs_at_large(text: str) -> int:
     cdiv = lambda a, b: -(-a // b)  # noqa: E731
     dims = eval(f"[{grid}]", {"__builtins__": {}, "cdiv": cdiv}, names)
     return math.prod(dims)
+
+
+NOT_NAIVE = ("num_stages", "tma", "input_precision", "exp2", "requires", "warp_specialize", "GROUP")
+
+
+def assert_naive(path: Path) -> None:
+    """None of the words a tuned kernel writes (stages, tma, a precision, exp2, a requires dropping a mask, warp
+    specialization, a grouped order) starts a name in the kernel's text, comments dropped."""
+    code = "\n".join(line.split("#")[0] for line in path.read_text(encoding="utf-8").splitlines())
+    for word in NOT_NAIVE:
+        assert not re.search(rf"\b{word}", code), f"{path.stem}: {word}"

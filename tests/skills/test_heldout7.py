@@ -28,6 +28,7 @@ import pytest
 from heldout_sets import (
     assert_checks_and_verifies_clean,
     assert_held_out,
+    assert_naive,
     assert_readme_lists,
     assert_reference_and_small_and_large_sizes,
     assert_unchanged_since_registered,
@@ -159,9 +160,7 @@ def test_grids_both_under_one_wave_and_over_many_waves_at_large():
 def test_the_kernels_are_naive(path):
     """No stages, no tma, no precision, no exp2, no grouped order, no requires dropping a mask, as registered (each
     word where a name starts, comments dropped)."""
-    code = "\n".join(line.split("#")[0] for line in path.read_text(encoding="utf-8").splitlines())
-    for word in ("num_stages", "tma", "input_precision", "exp2", "requires", "warp_specialize", "GROUP"):
-        assert not re.search(rf"\b{word}", code), f"{path.stem}: {word}"
+    assert_naive(path)
 
 
 def test_the_kernels_are_unchanged_since_they_were_registered():
