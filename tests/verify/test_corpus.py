@@ -393,6 +393,15 @@ ACCUMULATED = {"+": 0.0, "maximum": -np.inf, "minimum": np.inf}  # an accumulati
 SCAN_IDENTITY = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}
 
 
+def at_element(valid, element: tuple[int, ...]) -> bool:
+    """Whether a mask is one of the witness element's lanes (a row statistic beside the row has a rank less)."""
+    return (
+        valid is not None
+        and valid.ndim == len(element)
+        and all(e < n for e, n in zip(element, valid.shape, strict=True))
+    )
+
+
 def padding_value(kernel, w, floats: str) -> bool:
     """With data of kind `floats`, the witness's padding lane changes the reduction's result in its row (for a
     dot, the product at its (i, j)), or, for an accumulation, holds a value that is not the identity."""
@@ -439,12 +448,12 @@ def padding_value(kernel, w, floats: str) -> bool:
         if e.kind == "elementwise" and e.detail["name"] == "where":
             # a running max or min written as where(v > acc, v, acc): a finite padding value is not its identity
             for values, valid in zip(e.detail["floats"][1:], e.detail["valids"][1:], strict=True):
-                padded = values is not None and valid is not None and not valid[element]
+                padded = values is not None and at_element(valid, element) and not valid[element]
                 if padded and not np.isinf(values[element]):
                     return True
         if e.kind == "elementwise" and e.detail["name"] in ACCUMULATED:
             for values, valid in zip(e.detail["floats"], e.detail["valids"], strict=True):
-                padded = values is not None and valid is not None and not valid[element]
+                padded = values is not None and at_element(valid, element) and not valid[element]
                 if padded and values[element] != ACCUMULATED[e.detail["name"]]:  # NaN is not the identity either
                     return True
     return False

@@ -14,6 +14,7 @@ import pytest
 from argus.dsl.check import check_source
 from argus.verify import verify_check
 from argus.verify.padding import (
+    INF,
     MATH,
     REAL,
     UNDEFINED,
@@ -26,6 +27,7 @@ from argus.verify.padding import (
     mul,
     sub,
 )
+from argus.verify.padding_checks import summed
 
 ROW = """
 kernel k(x: f32[M, N], w: f32[N], y: out f32[M]):
@@ -360,6 +362,45 @@ def test_a_dot_against_masked_off_keys_gives_padding_scores():
     assert scores("dot(qt, trans(kt))", "requires N == BN") == []
     # rows past M are padding of the result too, but whole rows of it: dead, never asked about
     assert scores("where(rn[None, :] < N, dot(qt, trans(kt)), -inf) + 1.0") == []
+
+
+# ---- padding in a reduction's result ------------------------------------------------------------------
+ROW_SCORES = """
+kernel scores(q: f32[D], k: f32[N, D], y: out f32[1]):
+    tile BN = 64, D = 32
+    requires N <= BN
+    grid (1,)
+    rn = arange(BN)
+    d = arange(D)
+    kt = load(k[rn, d], mask=(rn < N, None), other={other})
+    qv = load(q[d])
+    s = {row}
+    store(y[rn * 0], {reduced}, mask=rn == 0)
+"""
+
+
+def row_scores(row: str, reduced: str = "max(s, axis=0)", other: str = "0") -> list[str]:
+    return codes(ROW_SCORES.format(row=row, reduced=reduced, other=other))
+
+
+def test_a_row_reduced_over_a_kept_mask_stays_padding():
+    # keys past N are rows of 0s: their sum over D is 0, and a max over the keys must not see it
+    assert "AR313" in row_scores("sum(kt * qv[None, :], axis=1)")
+    assert row_scores("where(rn < N, sum(kt * qv[None, :], axis=1), -inf)") == []
+    # re-masked one key too far (`rn <= N`): the key at N is still a 0 of padding
+    assert "AR313" in row_scores("where(rn <= N, sum(kt * qv[None, :], axis=1), -inf)")
+    # a row max of -inf padding is -inf, the identity of the max over the keys
+    assert row_scores("max(kt, axis=1)", other="-inf") == []
+    # a sum of -inf padding is -inf: not the identity of a sum over the keys
+    assert "AR313" in row_scores("max(kt, axis=1)", reduced="sum(s, axis=0)", other="-inf")
+
+
+def test_a_sum_of_lanes_from_a_value_set_keeps_its_sign():
+    assert summed(const(0.0)) == const(0.0)
+    assert summed(VSet(1.0, 2.0)) == VSet(1.0, INF)
+    assert summed(VSet(-2.0, -1.0)) == VSet(-INF, -1.0)
+    assert summed(VSet(-1.0, 1.0)) == REAL
+    assert summed(VSet(ninf=True, pinf=True)).nan  # -inf + inf
 
 
 INTEGER_MIN = """

@@ -349,7 +349,9 @@ class Concrete:
             # an integer statistic (the first index of a row's max: min(where(best == top, at, N)))
             whole = np.broadcast_to(x.array, x.shape).astype(np.int64)
             array = REDUCE[op.attrs["fn"]](whole, axis=axis, keepdims=keep)
-        self.put(op, CVal(shape_of(op.result.type), array, layout, dict(x.tags), floats=result))
+        # a float statistic of lanes that are all masked off is padding too (a key row of 0s summed over D)
+        padded = None if valid is None or array is not None else valid.any(axis=axes, keepdims=keep)
+        self.put(op, CVal(shape_of(op.result.type), array, layout, dict(x.tags), padded, result))
 
     def op_scan(self, op):
         """A scan: the layout and mask of its operand (the result has its shape), the values scanned."""

@@ -39,6 +39,7 @@ from argus.verify.padding import (
     const,
     harmless,
     is_zero,
+    joined,
     leaves,
     move,
     mul,
@@ -388,6 +389,40 @@ def reduced_lanes(
     return move(reduced(x.lanes), mapping)
 
 
+def reduced_padding(
+    ev: Evaluator, x: Sym, axes: tuple[int, ...], fn: str, mapping: dict[int, z3.ArithRef], real: Tree | None
+) -> tuple[z3.BoolRef | None, Tree | None]:
+    """The padding a reduction passes on, as a dot does (`dot_output`): a row of x whose lanes are all masked
+    off by a conjunct of x's mask that does not mention a reduced axis (`rn < L` of a [BN, D] tile summed over
+    D) is a padding lane of the result, holding the reduction of padding values (a sum of 0s is 0, a max of
+    -infs is -inf); `real` (or a real number) is what the other lanes hold. None, None where nothing is kept or
+    the padding is not known, as before: then the result has no padding."""
+    if not ev.emitting or x.valid is None or x.lanes is None or fn not in ("sum", "max", "min"):
+        return None, None
+    parts = [c for c in kept(x.valid, *[COORDS[a] for a in axes])]
+    if not parts:
+        return None, None
+    pads = padding_leaves(leaves(x.lanes), x.valid)
+    if not pads:
+        return None, None
+    held, origins = VSet(), ()
+    for _, leaf in pads:
+        held, origins = held.union(leaf.values), joined(origins, leaf.origins)
+    valid = move_coords(z3.And(*parts), mapping)
+    total = summed(held) if fn == "sum" else held  # a max or min of values in a hull stays in it
+    return valid, bounded(Branch(valid, real if real is not None else Leaf(REAL), Leaf(total, origins)))
+
+
+def summed(values: VSet) -> VSet:
+    """What a sum of one or more lanes each holding a value of `values` may be."""
+    if is_zero(values):
+        return values
+    out = VSet(ninf=values.ninf, pinf=values.pinf, nan=values.nan or (values.ninf and values.pinf))
+    if values.finite:
+        out = out.union(VSet(values.lo if values.lo >= 0 else -INF, values.hi if values.hi <= 0 else INF))
+    return out
+
+
 def signed(found: list[tuple[tuple[z3.BoolRef, ...], Leaf]]) -> Tree | None:
     """A sum, max or min of lanes that are all >= 0 (a softmax's exponentials, squares) is >= 0, and of lanes
     all <= 0 is <= 0: a real number of that sign, which a division by it keeps (the probabilities a router's
@@ -565,13 +600,14 @@ def conjuncts(term: z3.BoolRef, lanes: tuple[z3.ArithRef, ...] = ()) -> list[int
     return out
 
 
-def kept(mask: z3.BoolRef | None, contracted: z3.ArithRef) -> list[z3.BoolRef]:
-    """The conjuncts of a dot operand's mask that do not mention its contracted coordinate."""
+def kept(mask: z3.BoolRef | None, *contracted: z3.ArithRef) -> list[z3.BoolRef]:
+    """The conjuncts of a dot operand's mask (a reduced value's) that do not mention its contracted (reduced)
+    coordinates."""
     if mask is None:
         return []
     if z3.is_and(mask):
-        return [c for child in mask.children() for c in kept(child, contracted)]
-    return [] if depends_on(mask, [contracted]) else [mask]
+        return [c for child in mask.children() for c in kept(child, *contracted)]
+    return [] if depends_on(mask, list(contracted)) else [mask]
 
 
 def atomic_padding(ev: Evaluator, op: ir.Op, made: Access, context: Context) -> None:

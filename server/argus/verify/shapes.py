@@ -13,7 +13,7 @@ from argus.dsl import ir
 from argus.verify.infinite_rows import every_lane_ninf
 from argus.verify.model import Context, Entry, Sym
 from argus.verify.padding import known, move
-from argus.verify.padding_checks import reduce_padding, reduced_lanes
+from argus.verify.padding_checks import reduce_padding, reduced_lanes, reduced_padding
 from argus.verify.rules import rule
 from argus.verify.terms import COORDS, depends_on, move_coords
 from argus.verify.values import aligned, is_int, shape_of
@@ -87,4 +87,7 @@ def reduce_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     lanes = None if term is not None else reduced_lanes(ev, x, axes, op.attrs["fn"], mapping)
     if lanes is None and term is None and ev.emitting and op.attrs["fn"] == "max":
         lanes = move(every_lane_ninf(x, axes), mapping)  # a row of -inf lanes has a max of -inf
-    ev.result(op, Sym(shape, term, layout, dict(x.tags), lanes=lanes))
+    valid, padded = (None, None) if term is not None else reduced_padding(ev, x, axes, op.attrs["fn"], mapping, lanes)
+    if padded is not None:
+        lanes = padded
+    ev.result(op, Sym(shape, term, layout, dict(x.tags), valid if padded is not None else None, lanes))
