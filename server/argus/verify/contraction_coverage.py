@@ -42,7 +42,7 @@ from argus.dsl.atomics import WRITES
 from argus.verify.contributions import carried_args, contributing_dots, lane_access
 from argus.verify.coverage import TARGETS, guesses, writer
 from argus.verify.model import Access, Contraction, Obligation
-from argus.verify.terms import free_names
+from argus.verify.terms import free_names, substitute
 
 
 @dataclass(slots=True)
@@ -86,13 +86,14 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
         groups: dict[int, list[tuple[ir.Op, Contraction, tuple[str, int]]]] = {}
         extents: dict[int, tuple[z3.ArithRef, str]] = {}
         for dot in contributing_dots(value, carried):
-            c = first.contractions.get(id(dot))
-            key = None if c is None else chosen_key(c, write, params)
-            if key is None:
-                continue
-            extent = first.shared.dims(params[key[0]])[key[1]]
-            groups.setdefault(extent.get_id(), []).append((dot, c, key))
-            extents[extent.get_id()] = (extent, c.indices[key][1])
+            found = first.contractions.get(id(dot))
+            for c in [] if found is None else unrolled(found, write):
+                key = chosen_key(c, write, params)
+                if key is None:
+                    continue
+                extent = first.shared.dims(params[key[0]])[key[1]]
+                groups.setdefault(extent.get_id(), []).append((dot, c, key))
+                extents[extent.get_id()] = (extent, c.indices[key][1])
         for k, group in groups.items():
             if any(len(c.loops) > len(write.context.loops) for _, c, _ in group):
                 extent, label = extents[k]
@@ -102,6 +103,48 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
                 else:
                     obligations.append(reaches(*args))
     return obligations
+
+
+UNROLLED = 8  # a loop of at most this many iterations, all of them constants, is one dot per iteration
+
+
+def unrolled(c: Contraction, write: Access) -> list[Contraction]:
+    """The dot as alternatives, one per iteration of each loop around it (and inside the write's loops) that
+    runs a few constant iterations: the taps of a convolution (`for t in static_range(KW)`), whose
+    variable neither the output's index nor the K index names, so no guess could say which tap reads an
+    element (`x[n, c, 2 * l - 1 + t]` masks tap 0 off at l = 0, where tap 1 reads it)."""
+    out = [c]
+    for depth, loop in enumerate(c.loops):
+        if depth < len(write.context.loops):
+            continue
+        iterations = constant_iterations(loop)
+        if iterations is None:
+            continue
+        out = [instance(each, loop, value) for each in out for value in iterations]
+    return out
+
+
+def constant_iterations(loop) -> list[int] | None:
+    ends = [loop.start, loop.stop, loop.step]
+    if any(e is None or not z3.is_int_value(z3.simplify(e)) for e in ends):
+        return None
+    start, stop, step = (z3.simplify(e).as_long() for e in ends)
+    values = list(range(start, stop, step)) if step > 0 else []
+    return values if 0 < len(values) <= UNROLLED else None
+
+
+def instance(c: Contraction, loop, value: int) -> Contraction:
+    pairs = [(loop.iv, z3.IntVal(value))]
+    return Contraction(
+        {k: (substitute(term, pairs), label) for k, (term, label) in c.indices.items()},
+        [substitute(m, pairs) for m in c.masks],
+        [substitute(a, pairs) for a in c.assumptions if not (loop.inside is not None and a.eq(loop.inside))],
+        [each for each in c.loops if each is not loop],
+        c.lane,
+        c.lane_range,
+        c.span,
+        c.extent,
+    )
 
 
 def sole_write(first, write: Access, params) -> bool:
@@ -205,10 +248,33 @@ def chosen_key(c: Contraction, write: Access, params) -> tuple[str, int] | None:
     for tensor in {k[0] for k in keys}:
         contracted = {k[1] for k in keys if k[0] == tensor}
         kept.update(str(d) for n, d in enumerate(params[tensor].type.shape) if n not in contracted)
-    if any(label not in kept for label in write.labels) or len(write.indices) >= len(TARGETS):
+    if len(write.indices) >= len(TARGETS):
         return None
+    # An output axis no operand's other axes index is a split-K slice (`P[ks, m, n]`, whose K range is the
+    # slice's) when its index shares a program id or loop variable with the K index the dot reads or the
+    # range of the loops that make it; one that does not (a convolution's output position, `y[n, o, l]`
+    # against `x[n, c, 2 * l - 1 + t]`) gets every K.
+    k_names = reaching_names(c, set().union(*(free_names(c.indices[k][0]) for k in keys)))
+    for label, index in zip(write.labels, write.indices, strict=False):
+        if label not in kept and free_names(index) & k_names:
+            return None
     plain = [k for k in keys if not has_if(c.indices[k][0])]
     return (plain or keys)[0]
+
+
+def reaching_names(c: Contraction, names: set[str]) -> set[str]:
+    """`names` and every name a condition the dot ran under ties to them, transitively: the K index `k0 + kk`
+    reaches `ks` through its loop's range `ks * k_per <= k0`."""
+    names = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for a in c.assumptions:
+            found = free_names(a)
+            if found & names and not found <= names:
+                names |= found
+                grown = True
+    return names
 
 
 def has_if(term: z3.ExprRef) -> bool:
