@@ -31,6 +31,7 @@ from argus.dsl import ir
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import NAN, NINF, PINF, REAL, Leaf, Tree, VSet, apply, bounded, branch, leaves
 from argus.verify.padding_checks import exact_paths, lane_tree
+from argus.verify.reached import reductions_reached
 from argus.verify.shared import Uses
 from argus.verify.terms import COORDS, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges
@@ -148,35 +149,6 @@ def nan_created(ev: Evaluator, op: ir.Op, a: Sym, b: Sym, result: Sym, context: 
             "diagonal), or guard the max: where(m == -inf, 0, m) before subtracting it",
         )
     )
-
-
-SAME_LANES = ("binary", "unary", "math", "cast")
-
-
-def reductions_reached(uses: Uses, value: ir.Value) -> set[int]:
-    """The axes (in `value`'s coordinates) along which a `sum`, `max` or `min` takes in `value`'s lanes, each
-    lane as it is: followed forward through elementwise ops that keep the shape and through what a loop
-    carries to its next iteration and its result; a `where` (which may mask the lane again), a store (its own
-    mask), a `dot` and any op that moves lanes end the walk, claiming nothing. An online log-sum-exp's `s`,
-    NaN in a padding lane, reaches `sum(s * exp(m - top), axis=0)` after the loop."""
-    users, carried = uses
-    axes: set[int] = set()
-    seen: set[int] = set()
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if v.id in seen:
-            continue
-        seen.add(v.id)
-        stack += carried.get(v.id, [])
-        for op in users.get(v.id, []):
-            if op.kind == "reduce" and op.attrs.get("fn") in ("sum", "max", "min"):
-                axes |= set(ir.reduced_axes(op))
-            elif op.kind in SAME_LANES and op.result.type == v.type:
-                stack.append(op.result)
-            elif op.kind == "for" and v in op.operands[3:]:
-                stack.append(op.regions[0].args[1 + op.operands[3:].index(v)])
-    return axes
 
 
 def uses(kernel: ir.KernelIR) -> Uses:

@@ -44,6 +44,7 @@ from argus.verify.padding import (
     move,
     mul,
 )
+from argus.verify.reached import reductions_reached
 from argus.verify.terms import COORDS, depends_on, free_names, move_coords, slope, substitute
 from argus.verify.values import aligned, coord_list, coord_ranges
 
@@ -390,16 +391,20 @@ def reduced_lanes(
 
 
 def reduced_padding(
-    ev: Evaluator, x: Sym, axes: tuple[int, ...], fn: str, mapping: dict[int, z3.ArithRef], real: Tree | None
+    ev: Evaluator, op: ir.Op, x: Sym, mapping: dict[int, z3.ArithRef], real: Tree | None
 ) -> tuple[z3.BoolRef | None, Tree | None]:
     """The padding a reduction passes on, as a dot does (`dot_output`): a row of x whose lanes are all masked
     off by a conjunct of x's mask that does not mention a reduced axis (`rn < L` of a [BN, D] tile summed over
     D) is a padding lane of the result, holding the reduction of padding values (a sum of 0s is 0, a max of
     -infs is -inf); `real` (or a real number) is what the other lanes hold. None, None where nothing is kept or
-    the padding is not known, as before: then the result has no padding."""
+    the padding is not known, as before: then the result has no padding. Kept only where a later `sum`, `max`
+    or `min` reduces the result along an axis the condition names: a row statistic broadcast back over its row
+    (an attention's `m[:, None]`) would only grow the value trees past their bound."""
+    fn, axes = op.attrs["fn"], ir.reduced_axes(op)
     if not ev.emitting or x.valid is None or x.lanes is None or fn not in ("sum", "max", "min"):
         return None, None
-    parts = [c for c in kept(x.valid, *[COORDS[a] for a in axes])]
+    later = [COORDS[a] for a in reductions_reached(ev.shared.uses, op.result, through_where=True)]
+    parts = [c for c in kept(x.valid, *[COORDS[a] for a in axes]) if depends_on(move_coords(c, mapping), later)]
     if not parts:
         return None, None
     pads = padding_leaves(leaves(x.lanes), x.valid)

@@ -87,7 +87,7 @@ def reduce_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     lanes = None if term is not None else reduced_lanes(ev, x, axes, op.attrs["fn"], mapping)
     if lanes is None and term is None and ev.emitting and op.attrs["fn"] == "max":
         lanes = move(every_lane_ninf(x, axes), mapping)  # a row of -inf lanes has a max of -inf
-    valid, padded = (None, None) if term is not None else reduced_padding(ev, x, axes, op.attrs["fn"], mapping, lanes)
+    valid, padded = (None, None) if term is not None else reduced_padding(ev, op, x, mapping, lanes)
     if padded is not None:
         lanes = padded
     ev.result(op, Sym(shape, term, layout, dict(x.tags), valid if padded is not None else None, lanes))
