@@ -46,6 +46,9 @@ SWEEPS: dict[str, dict] = {
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_plain_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}]},
+    # the epilogue's cost taken apart: the bias alone, and the GELU with a cheaper erf (candidates/gemm_epilogue)
+    "gemm_bias": {"sizes": ["large", "huge", "odd"], "configs": [{}]},
+    "gemm_erf_poly": {"sizes": ["large", "huge", "odd"], "configs": [{}]},
     "attention": {
         "sizes": ["large"],
         "configs": [
@@ -73,6 +76,8 @@ TARGETS = {  # kernel -> (what the ratio is against, the target): issue 18's, in
     "gemm_split": ("cuBLAS", 1.00),
     "gemm_persistent_split": ("cuBLAS", 1.00),
     "gemm_plain_persistent": ("cuBLAS", 1.00),
+    "gemm_bias": ("cuBLAS", 1.00),
+    "gemm_erf_poly": ("cuBLAS", 1.00),
     "attention": ("SDPA", 0.95),
     "attention_causal": ("SDPA causal", 0.95),
     "attention64": ("SDPA, D 64", 0.95),
@@ -394,14 +399,17 @@ def table(result: dict) -> str:
     for row in best_rows(result["sweeps"]):
         kernel = row["kernel"]
         name, ours, theirs, unit = peer_for(kernel, row, peers)
-        target = TARGETS[kernel][1]  # the same at 4000^3 for the GEMMs (it was 1.05 before issue 18)
+        target = TARGETS.get(kernel, ("", None))[1]  # the same at 4000^3 for the GEMMs (1.05 before issue 18)
         ratio = ours / theirs
         sizes = ", ".join(f"{k}={v}" for k, v in row["sizes"].items())
         config = ", ".join(f"{k}={v}" for k, v in row["config"].items()) or "default"
-        mark = "met" if ratio >= target else f"missed by {target - ratio:.2f}"
+        if target is None:  # a kernel swept without a target of the issue: its ratio only
+            aim = "-"
+        else:
+            aim = f"{target:.2f}× ({'met' if ratio >= target else f'missed by {target - ratio:.2f}'})"
         lines.append(
             f"| `{kernel}` | {sizes} | {config} | {row['ms_median']:.3f} | {ours:.1f} {unit} | {name} | "
-            f"{theirs:.1f} | {ratio:.2f}× | {target:.2f}× ({mark}) |"
+            f"{theirs:.1f} | {ratio:.2f}× | {aim} |"
         )
     extra = [
         f"copy {peers['copy']['gb_per_s']:.0f} GB/s",
