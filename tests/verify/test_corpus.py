@@ -182,6 +182,20 @@ def confirm(kernel, w) -> str:
                 if a_idx[i, kk] != b_idx[kk, j]:
                     return "confirmed"
         return "the contracted indices agree at the witness"
+    if kind == "carried_tile":
+        # the dot at the witness's iteration and at the next one computes different tiles (a's rows or b's
+        # columns differ at the element), and the next one starts from the accumulator this one left
+        i, j = element
+        key = next(k for k in w["values"] if k.startswith("the next iteration: "))
+        loop = key.removeprefix("the next iteration: ")
+        now = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("dot",))
+        after = run_at(kernel, w, w["program"], dict(w["iteration"], **{loop: w["values"][key]}), w["line"], ("dot",))
+        for e, f in itertools.product(now, after):
+            rows = [(e.detail["a"][k][0][i, 0], f.detail["a"][k][0][i, 0]) for k in e.detail["a"] if k in f.detail["a"]]
+            cols = [(e.detail["b"][k][0][0, j], f.detail["b"][k][0][0, j]) for k in e.detail["b"] if k in f.detail["b"]]
+            if any(x != y for x, y in rows + cols):
+                return "confirmed"
+        return "the two iterations compute the same tile at the witness"
     if kind == "alignment":
         for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
             for x, y in itertools.combinations(e.detail["layouts"], 2):

@@ -86,6 +86,7 @@ CODES: dict[str, CodeInfo] = {
     "AR315": CodeInfo("a contraction index reaches an atomic sum twice", "error"),
     "AR316": CodeInfo("a contraction index never reaches the dot", "warning"),
     "AR317": CodeInfo("-inf minus -inf in a real lane", "error"),
+    "AR318": CodeInfo("accumulator carried into another tile", "error"),
     # kernel structure and problem sizes
     "AR401": CodeInfo("missing or repeated grid", "error"),
     "AR402": CodeInfo("program axis outside the grid", "error"),

@@ -104,8 +104,21 @@ def contraction(
     indices.update({k: (move_coords(e.term, b_map), e.label) for k, e in b_contracted.items()})
     masks = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
     lane_range = z3.And(lane >= 0, lane < a.shape[-1])
+    out_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
+    out_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
+    tile = {k: (move_coords(e.term, out_a), e.label) for k, e in a.layout.items() if k not in a_contracted}
+    tile.update({k: (move_coords(e.term, out_b), e.label) for k, e in b.layout.items() if k not in b_contracted})
     ev.contractions[id(op)] = Contraction(
-        indices, masks, list(context.assumptions), list(context.loops), lane, lane_range, op.span, a.shape[-1]
+        indices,
+        masks,
+        list(context.assumptions),
+        list(context.loops),
+        lane,
+        lane_range,
+        op.span,
+        a.shape[-1],
+        tile,
+        shape_of(op.result.type),
     )
 
 

@@ -72,6 +72,9 @@ class Contraction:
     lane_range: z3.BoolRef
     span: Span
     extent: int = 0  # the number of K lanes (a's last axis)
+    # the operands' other axes (a's rows, b's columns) in the result's coordinates: the tile the dot computes
+    tile: dict[tuple[str, int], tuple[z3.ArithRef, str]] = field(default_factory=dict)
+    shape: tuple[int, ...] = ()  # the result's
 
 
 @dataclass(slots=True)
