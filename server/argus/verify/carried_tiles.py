@@ -21,64 +21,32 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.dsl.atomics import WRITES
-from argus.verify.contributions import carried_args, contributing_dots
+from argus.verify.contributions import carried_args, summed_values, written_values
 from argus.verify.model import Access, Contraction, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges
 
 
 def carried_tile_obligations(first) -> list[Obligation]:
-    kernel = first.kernel
-    carried = carried_args(kernel)
-    loops = {op.span: op for op in ir.walk_ops(kernel.body) if op.kind == "for"}
+    carried = carried_args(first.kernel)
+    loops = {op.span: op for op in ir.walk_ops(first.kernel.body) if op.kind == "for"}
     obligations: list[Obligation] = []
-    for write in first.accesses:
-        if write.kind not in WRITES or write.op is None:
-            continue
-        value = ir.memory_access(write.op).value
-        if value is None:
-            continue
+    for write, value in written_values(first):
+        summed = list(summed_values(value, carried))
+        taken = {v.id for v in summed}
+        dots = [v.op for v in summed if v.op is not None and v.op.kind == "dot"]
         for loop in write.context.loops:
             op = loops.get(loop.span)
-            if op is None or not reaches_carried(value, op, carried):
+            # the sum takes in what the loop carries from its previous iteration (one of its body's arguments)
+            if op is None or not any(arg.id in taken for arg in op.regions[0].args[1:]):
                 continue
-            for dot in contributing_dots(value, carried):
+            for dot in dots:
                 c = first.contractions.get(id(dot))
                 if c is not None and any(each.iv.eq(loop.iv) for each in c.loops):
                     found = next_tile(write, c, loop, op)
                     if found is not None:
                         obligations.append(found)
     return obligations
-
-
-def reaches_carried(value: ir.Value, loop: ir.Op, carried: dict[int, tuple[ir.Op, int]]) -> bool:
-    """Whether `value`'s sum, followed back as contributing_dots follows it, takes in what `loop` carries from
-    its previous iteration (one of its body's arguments)."""
-    args = {arg.id for arg in loop.regions[0].args[1:]}
-    stack, seen = [value], set()
-    while stack:
-        v = stack.pop()
-        if v.id in seen:
-            continue
-        seen.add(v.id)
-        if v.id in args:
-            return True
-        op = v.op
-        if op is None:
-            if v.id in carried:
-                other, k = carried[v.id]
-                stack += [other.operands[3 + k], other.regions[0].yields[k]]
-        elif op.kind == "dot":
-            stack += op.operands[2:]
-        elif op.kind == "for":
-            k = next(n for n, r in enumerate(op.results) if r.id == v.id)
-            stack += [op.operands[3 + k], op.regions[0].yields[k]]
-        elif op.kind == "binary" and op.attrs.get("op") in ("+", "-", "*"):
-            stack += [o for o in op.operands if o.type == v.type]
-        elif op.kind in ("cast", "unary"):
-            stack.append(op.operands[0])
-    return False
 
 
 def next_tile(write: Access, c: Contraction, loop: Loop, op: ir.Op) -> Obligation | None:

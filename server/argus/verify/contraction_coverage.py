@@ -39,7 +39,7 @@ import z3
 
 from argus.dsl import ir
 from argus.dsl.atomics import WRITES
-from argus.verify.contributions import carried_args, contributing_dots, lane_access
+from argus.verify.contributions import carried_args, contributing_dots, lane_access, written_values
 from argus.verify.coverage import TARGETS, guesses, writer
 from argus.verify.model import Access, Contraction, Obligation
 from argus.verify.terms import free_names, substitute
@@ -77,12 +77,7 @@ def contraction_coverage_obligations(first, grid: list[z3.ArithRef]) -> list[Obl
     params = {p.name: p for p in kernel.params}
     carried = carried_args(kernel)
     obligations: list[Obligation] = []
-    for write in first.accesses:
-        if write.kind not in WRITES or write.op is None:
-            continue
-        value = ir.memory_access(write.op).value
-        if value is None:
-            continue
+    for write, value in written_values(first):
         groups: dict[int, list[tuple[ir.Op, Contraction, tuple[str, int]]]] = {}
         extents: dict[int, tuple[z3.ArithRef, str]] = {}
         for dot in contributing_dots(value, carried):

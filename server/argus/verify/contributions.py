@@ -16,11 +16,13 @@ both programs multiplied into the element.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import z3
 
 from argus.dsl import ir
+from argus.dsl.atomics import WRITES
 from argus.verify.coverage import TARGETS, Guess
 from argus.verify.model import Access, Context, Contraction, Obligation, Second
 from argus.verify.races import OTHER_COORDS, PairObligation, renamed
@@ -60,16 +62,22 @@ def summed_dots(kernel: ir.KernelIR) -> set[int]:
 
 
 def contributing_dots(value: ir.Value, carried: dict[int, tuple[ir.Op, int]]) -> list[ir.Op]:
-    """The `dot`s whose sums `value` adds up, element by element: through a dot's accumulator, the loop that
-    carries it (the value before the loop and the body's yield), `+`, `-`, `*` and casts. Anything else (a
-    `trans`, a reduction, a load) moves or ends the sum: the dots found before it are the ones that count."""
-    found: list[ir.Op] = []
+    """The `dot`s whose sums `value` adds up, element by element (`summed_values`)."""
+    return [v.op for v in summed_values(value, carried) if v.op is not None and v.op.kind == "dot"]
+
+
+def summed_values(value: ir.Value, carried: dict[int, tuple[ir.Op, int]]) -> Iterator[ir.Value]:
+    """The values `value` adds up, element by element, itself first: through a dot's accumulator, the loop that
+    carries it (the value before the loop and the body's yield, and the body's argument in between), `+`, `-`,
+    `*` and casts. Anything else (a `trans`, a reduction, a load) moves or ends the sum: the values found before
+    it are the ones that count."""
     stack, seen = [value], set()
     while stack:
         v = stack.pop()
         if v.id in seen:
             continue
         seen.add(v.id)
+        yield v
         op = v.op
         if op is None:
             if v.id in carried:
@@ -77,7 +85,6 @@ def contributing_dots(value: ir.Value, carried: dict[int, tuple[ir.Op, int]]) ->
                 stack += [loop.operands[3 + k], loop.regions[0].yields[k]]
             continue
         if op.kind == "dot":
-            found.append(op)
             stack += op.operands[2:]
         elif op.kind == "for":
             k = next(n for n, r in enumerate(op.results) if r.id == v.id)
@@ -86,7 +93,15 @@ def contributing_dots(value: ir.Value, carried: dict[int, tuple[ir.Op, int]]) ->
             stack += [o for o in op.operands if o.type == v.type]
         elif op.kind in ("cast", "unary"):
             stack.append(op.operands[0])
-    return found
+
+
+def written_values(first) -> Iterator[tuple[Access, ir.Value]]:
+    """Each store or atomic the evaluator recorded with the value it writes."""
+    for write in first.accesses:
+        if write.kind in WRITES and write.op is not None:
+            value = ir.memory_access(write.op).value
+            if value is not None:
+                yield write, value
 
 
 def double_count_obligations(first, second, grid: list[z3.ArithRef]) -> list[Obligation]:
