@@ -36,6 +36,8 @@ KINDS = {
     "padding into reductions": {"AR313"},
     "division by zero": {"AR314"},
     "NaN of a row with no real lane": {"AR317"},
+    "operands on their own axes": {"AR319"},
+    "narrow integers that do not wrap": {"AR320"},
 }
 
 
@@ -203,6 +205,28 @@ def confirm(kernel, w) -> str:
                     if x[key][0][element] != y[key][0][element]:
                         return "confirmed"
         return "the operands stand for the same indices at the witness"
+    if kind == "paired_axes":
+        # two operands of the op at the witness element stand for the two tensors' indices the witness names,
+        # with those different values
+        (name_a, value_a), (name_b, value_b) = ((k.split("'s ")[0], v) for k, v in w["values"].items())
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
+            for x, y in itertools.permutations(e.detail["layouts"], 2):
+                at_a = [int(x[k][0][element]) for k in x if k[0] == name_a]
+                at_b = [int(y[k][0][element]) for k in y if k[0] == name_b]
+                if value_a in at_a and value_b in at_b and value_a != value_b:
+                    return "confirmed"
+        return "no operands pair the two indices at the witness"
+    if kind == "narrow_wrap":
+        # the op's exact result at the witness element, computed from its operands here, is outside its dtype
+        lo = next(v for k, v in w["values"].items() if k.startswith("lowest "))
+        hi = next(v for k, v in w["values"].items() if k.startswith("highest "))
+        exact = {"+": np.add, "-": np.subtract, "*": np.multiply}
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
+            if e.detail["name"] in exact and all(v is not None for v in e.detail["floats"]):
+                result = exact[e.detail["name"]](*(v[element] for v in e.detail["floats"]))
+                if not lo <= result <= hi:
+                    return "confirmed"
+        return "the result fits its dtype at the witness"
     if kind == "padding" and any(k.endswith("loop's stop") for k in w["values"]):
         # a lane past the loop's stop: real (its loads keep it) at the accumulation, its index at the stop or more
         stop = next(v for k, v in w["values"].items() if k.endswith("loop's stop"))
@@ -490,6 +514,7 @@ IN_OUTPUT = {
     "division",
     "double_count",
     "contraction_coverage",
+    "paired_axes",
 }
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 
@@ -741,3 +766,16 @@ def test_a_k_index_that_is_read_is_not_confirmed_as_missing():
     assert confirm(kernel, witness) == "confirmed"
     twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
     assert confirm(twin, witness).startswith("program ")
+
+
+def test_a_vector_on_its_own_axis_is_not_confirmed_as_paired_with_another():
+    _, witness = witness_of("paired_rmsnorm_weight_on_rows")
+    fixed = check_source((CORPUS / "paired_rmsnorm_weight_on_rows.fixed.argus").read_text())
+    witness["line"] -= 1  # the fixed twin has no `# expect` line
+    assert confirm(next(iter(fixed.analysis.kernels.values())), witness) != "confirmed"
+
+
+def test_a_difference_that_fits_its_dtype_is_not_confirmed_as_wrapping():
+    kernel, witness = witness_of("wrap_awq_zero_point_in_u8")
+    witness["data"] = {"q[0, 0]": 5, "zero[0, 0]": 1}
+    assert confirm(kernel, witness) != "confirmed"

@@ -87,6 +87,8 @@ CODES: dict[str, CodeInfo] = {
     "AR316": CodeInfo("a contraction index never reaches the dot", "warning"),
     "AR317": CodeInfo("-inf minus -inf in a real lane", "error"),
     "AR318": CodeInfo("accumulator carried into another tile", "error"),
+    "AR319": CodeInfo("a tile axis pairs unrelated indices", "error"),
+    "AR320": CodeInfo("narrow integer arithmetic wraps", "error"),
     # kernel structure and problem sizes
     "AR401": CodeInfo("missing or repeated grid", "error"),
     "AR402": CodeInfo("program axis outside the grid", "error"),

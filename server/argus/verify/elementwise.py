@@ -16,8 +16,10 @@ import z3
 from argus.dsl import ir
 from argus.verify.infinite_rows import nan_created
 from argus.verify.model import Context, Entry, Key, Obligation, Sym
+from argus.verify.narrow_ints import narrow_result
 from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const
 from argus.verify.padding_checks import accumulation, chosen, combined, division, lane_tree
+from argus.verify.paired_axes import paired_axes
 from argus.verify.rules import rule
 from argus.verify.terms import COORDS, ceil_div, trunc_div, trunc_mod
 from argus.verify.values import (
@@ -121,9 +123,11 @@ def elementwise(
     for sym in operands:
         if sym.valid is not None:
             valid = sym.valid if valid is None else z3.And(valid, sym.valid)
+    misplaced = paired_axes(ev, op, operands, shape, context)
     for sym in operands:
         layout = merge_layouts(ev, layout, sym.layout, shape, op, context, valid)
         tags = merge_tags(tags, sym.tags)
+    layout = {key: entry for key, entry in layout.items() if key not in misplaced}
     ev.result(op, Sym(shape, term, layout, tags, valid, lanes() if lanes and is_float(op.result.type) else None))
 
 
@@ -203,6 +207,8 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
             term = {"&": z3.And, "|": z3.Or, "^": z3.Xor}[name](a.term, b.term)
         elif is_int(op.result.type) and name in INT_OPS:
             term = INT_OPS[name](ev.int_term(a), ev.int_term(b), ev.nonnegative)
+        elif is_int(op.result.type) and name == "&" and low_bits(b.term) is not None:
+            term = ev.int_term(a) % low_bits(b.term)  # x & (2^k - 1): x modulo 2^k, in two's complement too
         elif is_int(op.result.type) and name in ("<<", ">>") and z3.is_int_value(b.term):
             factor = z3.IntVal(2 ** b.term.as_long())
             term = a.term * factor if name == "<<" else trunc_div(ev.int_term(a), factor, ev.nonnegative)
@@ -213,6 +219,8 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
                 term = term * base
         elif is_int(op.result.type) or is_bool(op.result.type):
             term = ev.shared.fresh(f"bitwise {name}", "bool" if is_bool(op.result.type) else "int")
+    if is_int(op.result.type):
+        narrow_result(ev, op, a, b, term, context)
     if name == "+" and not is_int(op.result.type):
         accumulation(ev, op, "sum", [a, b], context)
     if name == "/" and is_float(op.result.type):
@@ -220,6 +228,14 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     elementwise(ev, op, [a, b], term, context, lambda: combined(ev, [a, b], BINARY.get(name)))
     if name in ("+", "-") and is_float(op.result.type):
         nan_created(ev, op, a, b, ev.get(op.result), context)
+
+
+def low_bits(mask: z3.ExprRef) -> int | None:
+    """2^k where `mask` is the constant 2^k - 1 (a nibble's 15, a byte's 255)."""
+    if not z3.is_int_value(mask):
+        return None
+    value = mask.as_long() + 1
+    return value if value > 1 and value & (value - 1) == 0 else None
 
 
 @rule("unary")
