@@ -105,7 +105,7 @@ def span_text(text: str, diagnostic) -> str:
         # warp-specialized at 4 warps: the staging counted once (213,016 compiled; the estimate adds the 488
         # bytes of specialization's barriers, which this compile did not allocate)
         (
-            "skills/experts/candidates/gemm_split.argus",
+            "skills/experts/gemm_persistent.argus",
             "gemm_plain_persistent",
             {"num_warps": 4, "warp_specialize": 1},
             213016 + 488,

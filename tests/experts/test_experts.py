@@ -23,8 +23,8 @@ KERNELS = {"gemm", "gemm_plain", "attention", "attention_causal", "softmax", "la
 KERNELS |= {"gemm_tf32x3", "gemm_tf32x3_kmajor", "gemm_exact", "gemm_tf32", "linear_gelu_t"}
 # rows_wide.argus: row reductions over rows wider than a tile; attention64.argus: attention at head dim 64
 KERNELS |= {"logsumexp_wide", "cross_entropy", "attention64"}
-# gemm_persistent.argus: the epilogue GEMM as a persistent tile walk (issue 18)
-KERNELS |= {"gemm_persistent"}
+# gemm_persistent.argus: the epilogue GEMM and the plain one as persistent tile walks (issue 18)
+KERNELS |= {"gemm_persistent", "gemm_plain_persistent"}
 ROW_KERNELS = {"softmax", "layernorm", "logsumexp_wide", "cross_entropy"}  # no dot
 
 
@@ -98,7 +98,8 @@ def test_expert_matches_its_reference_through_tma_descriptors(through_tma, path)
 def test_the_matrix_kernels_have_a_tma_form(through_tma):
     with_tma = {r["kernel"] for r in through_tma if r["overrides"].get("tma") == 1}
     fp32 = {"gemm_tf32x3", "gemm_exact", "linear_gelu_t"}  # the ones without a `layout`, which TMA cannot use
-    matrix = {"gemm", "gemm_plain", "gemm_persistent", "attention", "attention_causal", "attention64", "grouped_gemm"}
+    matrix = {"gemm", "gemm_plain", "gemm_persistent", "gemm_plain_persistent", "attention", "attention_causal"}
+    matrix |= {"attention64", "grouped_gemm"}
     assert with_tma == matrix | fp32
 
 
