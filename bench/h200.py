@@ -39,9 +39,20 @@ EXPERTS = ROOT / "skills" / "experts"
 # Candidate configurations per kernel (overrides of tile constants and policy); the first is the file's
 # default. Sizes are the size sets of the file to time at.
 SWEEPS: dict[str, dict] = {
-    "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
+    # 128 x 128 tiles of one warpgroup, two blocks an SM: one block's epilogue can run under the other's MMAs
+    "gemm": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"GROUP_M": 8}, *[{"BN": 128, "num_warps": 4, "num_stages": n} for n in (3, 4)]],
+    },
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
+    "gemm_persistent": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [
+            {},
+            {"GROUP_M": 16},
+            *[{"BN": 128, "num_warps": 4, "num_stages": 2, "SMS": 264, "tma": t} for t in (0, 1)],
+        ],
+    },
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
@@ -59,7 +70,7 @@ SWEEPS: dict[str, dict] = {
         ],
     },
     "attention_causal": {"sizes": ["large"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
-    "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
+    "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 128}, {"tma": 0}]},
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 8}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}]},
     "grouped_gemm": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
