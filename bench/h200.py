@@ -39,20 +39,9 @@ EXPERTS = ROOT / "skills" / "experts"
 # Candidate configurations per kernel (overrides of tile constants and policy); the first is the file's
 # default. Sizes are the size sets of the file to time at.
 SWEEPS: dict[str, dict] = {
-    # 128 x 128 tiles of one warpgroup, two blocks an SM: one block's epilogue can run under the other's MMAs
-    "gemm": {
-        "sizes": ["large", "huge", "odd"],
-        "configs": [{}, {"GROUP_M": 8}, *[{"BN": 128, "num_warps": 4, "num_stages": n} for n in (3, 4)]],
-    },
+    "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    "gemm_persistent": {
-        "sizes": ["large", "huge", "odd"],
-        "configs": [
-            {},
-            {"GROUP_M": 16},
-            *[{"BN": 128, "num_warps": 4, "num_stages": 2, "SMS": 264, "tma": t} for t in (0, 1)],
-        ],
-    },
+    "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
@@ -78,7 +67,9 @@ SWEEPS: dict[str, dict] = {
 # Tried in an earlier run (10:51 UTC 2026-11-30, skills/experts/results/h200-2026-11-30-ws.json) and dropped:
 # attention with two 64-row halves of Q (2x slower), a causal kernel with one masked loop under warp
 # specialization (5% slower), warp specialization for the GEMMs (slower, and wrong with GROUP_M = 16), flatten
-# in the persistent GEMM (3% slower than without).
+# in the persistent GEMM (3% slower than without). On an H100 on 2026-12-07 (results/h100-2026-12-07-tiles.json
+# under skills/experts): the epilogue GEMMs as 128 x 128 tiles of one warpgroup, two blocks an SM (BN 128,
+# 4 warps; persistent with SMS = 264), 17-35% slower than the 128 x 256 tile of two warpgroups.
 
 TARGETS = {  # kernel -> (what the ratio is against, the target): issue 18's, in the same run on the H200
     "gemm": ("cuBLAS", 1.00),
