@@ -147,6 +147,39 @@ def test_a_floor_grid_of_a_kernel_that_masks_nothing_is_offered_a_multiple():
     assert d.data["requires"] == "N % BLOCK == 0"
 
 
+LOSS = """kernel nll(logp: f32[M, V], target: i64[M], loss: out f32[M]):
+    grid (M,)
+    row = program_id(0)
+    t = load(target[row])
+    {body}
+"""
+
+
+def test_a_gather_by_a_loaded_index_is_offered_the_range_fact():
+    d = diagnostic(LOSS.format(body="store(loss[row], -load(logp[row, t]))"), "AR301")
+    assert d.data["requires"] == "in_range(target, 0, V)"
+
+
+def test_a_gather_that_skips_a_marked_entry_is_offered_the_fact_with_that_mark():
+    body = """if t != -100:
+        store(loss[row], -load(logp[row, t]))
+    else:
+        store(loss[row], 0.0)"""
+    d = diagnostic(LOSS.format(body=body), "AR301")
+    assert d.data["requires"] == "in_range(target, 0, V, ignore=-100)"
+    fixed = LOSS.replace("    grid (M,)", "    requires in_range(target, 0, V, ignore=-100)\n    grid (M,)")
+    check = check_source(fixed.format(body=body))
+    assert [x.code for x in verify_check(check).diagnostics if x.code.startswith("AR3")] == []
+
+
+def test_a_mark_the_access_is_not_guarded_by_is_not_offered():
+    # the kernel compares t with -100, but reads logp[row, t] whatever it is (`where` computes both sides):
+    # only the plain fact proves the load
+    body = """store(loss[row], where(t == -100, 0.0, -load(logp[row, t])))"""
+    d = diagnostic(LOSS.format(body=body), "AR301")
+    assert d.data["requires"] == "in_range(target, 0, V)"
+
+
 def test_the_hints_docs_diagnostics_shows_are_what_its_wrong_examples_get():
     import re
 

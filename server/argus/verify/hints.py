@@ -5,8 +5,11 @@ sizes it states (issue 17, class 8), never in place of a mask or a grid fix:
 
 - in bounds (AR301), per dimension S of the failing axis of the access:
   - the access masks S but lets the index past it: the mask is wrong (`<= N` is named); no `requires`;
-  - the index is not a tile (no `arange` in it: a gather, a decoded program id, `W[e + 1]`): no mask and no
-    `requires` would be the fix, nothing is offered;
+  - the index is not a tile (no `arange` in it: a gather, a decoded program id, `W[e + 1]`): no mask would be
+    the fix; where the index is a loaded value itself (`logits[row, t]`, `t = load(target[row])`), what the
+    caller guarantees is: `requires in_range(target, 0, V)`, or `in_range(target, 0, V, ignore=C)` first when
+    the kernel compares that value with a constant C (`t != -100`: the entries it skips, for which the plain
+    fact would fail at launch), each when z3 shows it proves the access; otherwise nothing is offered;
   - the access does not mask S, another access of the kernel does: the kernel handles a partial tile of S,
     so the fix is the same mask here; no `requires`;
   - no access of the kernel masks S (a kernel written for whole tiles): `requires S % C == 0`, or `S <= C`
@@ -37,6 +40,7 @@ from argus.dsl.atomics import WRITES
 from argus.verify.model import Obligation
 
 MAX_CANDIDATES = 12
+GATHER = "in_range"  # a candidate (GATHER, tensor, size, axis, ignore): the fact a gather's index needs
 INDEX = re.compile(r"^(\w+) index (\d+) \((.+)\)$")  # the shown value of an access's index: "x index 0 (N)"
 EXTENT = re.compile(r"^(\w+) extent (\d+)$")
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -65,7 +69,11 @@ def hint_for(prover, ob: Obligation, verdict, kernel: ir.KernelIR | None) -> str
 def suggest_requires(prover, ob: Obligation, candidates: list[tuple[str, str, str]] | None = None) -> str:
     """The first candidate `(size, "%" or "<=", constant)` (S % C == 0, S <= C) that proves the claim."""
     built = []
-    for size, relation, constant in candidates or []:
+    for candidate in candidates or []:
+        if candidate[0] == GATHER:
+            built += gather_fact(prover, ob, *candidate[1:])
+            continue
+        size, relation, constant = candidate
         value = prover.constants.get(constant)
         term = prover.sizes.get(size)
         if term is None or not isinstance(value, int) or isinstance(value, bool) or value <= 1:
@@ -84,6 +92,19 @@ def suggest_requires(prover, ob: Obligation, candidates: list[tuple[str, str, st
         if answer == z3.unsat:
             return f"`requires {text}` would prove it"
     return ""
+
+
+def gather_fact(prover, ob: Obligation, source: str, size: str, axis: str, ignore: int | None) -> list:
+    """`in_range(source, 0, size[, ignore])` for a gather along `axis`, as the condition it puts on the index
+    there (the index is the loaded value itself: the fact bounds it exactly, or lets `ignore` through)."""
+    index = next((t for name, t in ob.shown if (m := INDEX.match(name)) and m.group(2) == axis), None)
+    extent = prover.sizes.get(size)
+    if index is None or extent is None:
+        return []
+    inside = z3.And(index >= 0, index < extent)
+    if ignore is None:
+        return [(f"in_range({source}, 0, {size})", inside)]
+    return [(f"in_range({source}, 0, {size}, ignore={ignore})", z3.Or(inside, index == ignore))]
 
 
 # ---- what the kernel's IR says ---------------------------------------------------------------------------
@@ -154,6 +175,35 @@ class KernelView:
             value = op.operands[0]
         return None
 
+    def loaded_from(self, value: ir.Value) -> tuple[ir.Op, str] | None:
+        """The load and the tensor an index is read from, when it is that load's value (through broadcasts
+        and casts): `t = load(target[row])` for `logits[row, t]`."""
+        while value is not None and value.op is not None:
+            op = value.op
+            if op.kind == "load":
+                parts = ir.memory_access(op)
+                param = next((p for p in self.kernel.params if p.value.id == parts.tensor.id), None)
+                return (op, param.name) if param is not None else None
+            if op.kind not in SHAPE_OPS or not op.operands:
+                return None
+            value = op.operands[0]
+        return None
+
+    def compared_constants(self, load_op: ir.Op) -> list[int]:
+        """The integer constants the kernel compares a load's value with (`t != -100`): the marks of entries
+        it skips, which `in_range(..., ignore=C)` lets through."""
+        found: list[int] = []
+        for op in ir.walk_ops(self.kernel.body):
+            if op.kind != "compare" or len(op.operands) != 2:
+                continue
+            for mine, other in (op.operands, reversed(op.operands)):
+                source = self.loaded_from(mine)
+                constant = other.op.attrs.get("value") if other.op is not None and other.op.kind == "const" else None
+                marks = isinstance(constant, int) and not isinstance(constant, bool) and constant not in found
+                if source is not None and source[0] is load_op and marks:
+                    found.append(constant)
+        return found
+
     def access_at(self, ob: Obligation) -> tuple[ir.Op, ir.MemoryAccess, str] | None:
         return next((a for a in self.accesses if a[0].span == ob.span), None)
 
@@ -210,7 +260,16 @@ def bounds_fix(view: KernelView, ob: Obligation, witness) -> tuple[str, list[tup
             return f"fix the mask: it does not keep index {d} of `{tensor}` below {size}", []
         uses = view.mentions(index)
         if not uses.tiles:
-            return "", []  # not a tile's tail (a gather, a decoded program id, `W[e + 1]`): a mask is no fix
+            # not a tile's tail (a gather, a decoded program id, `W[e + 1]`): a mask is no fix; an index read
+            # straight from a tensor is the caller's to guarantee, which `in_range` states
+            gathered = view.loaded_from(index)
+            if gathered is None:
+                return "", []
+            load_op, source = gathered
+            ignores = view.compared_constants(load_op)
+            # a value the kernel compares with a constant marks entries it skips: with it the plain fact would
+            # fail at launch, so the `ignore=` form comes first
+            return "", [(GATHER, source, size, str(d), ignore) for ignore in [*ignores, None]]
         other = view.masking(size, but=op)
         if other is not None:
             if witness is None:
