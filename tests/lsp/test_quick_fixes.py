@@ -34,6 +34,9 @@ def fixes_of(name: str) -> list[tuple[str, str, bool]]:
         ("bounds_missing_edge_mask.argus", [("AR301", "Mask the access: rm < M", True)]),
         ("contraction_b_next_k.argus", [("AR310", "Load `b` at `a`'s K index: `rk + BK` → `rk`", True)]),
         ("coverage_row_wider_than_tile.argus", [("AR304", "Add `requires N <= BN`", True)]),
+        # u8 arithmetic that wraps: the operands widened first (a literal keeps its place and takes i32)
+        ("wrap_awq_zero_point_in_u8.argus", [("AR320", "Compute `-` in i32: convert the operands first", True)]),
+        ("wrap_int4_nibble_minus_eight.argus", [("AR320", "Compute `-` in i32: convert the operands first", True)]),
         # the prologue loaded the wrong A block: copying A's index into B's load would not fix it
         (
             "contraction_pipelined_prologue.argus",

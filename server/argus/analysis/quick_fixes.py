@@ -78,6 +78,10 @@ def candidates(lines: list[str], module: ast.Module, d: Diagnostic) -> Iterator[
         fix = align_contraction(lines, module, d)
         if fix is not None:
             yield fix
+    if d.code == "AR320":
+        fix = widen_operands(lines, module, d)
+        if fix is not None:
+            yield fix
     if (requirement := requirement_hint(d)) is not None:
         fix = add_requires(lines, module, d, requirement)
         if fix is not None:
@@ -465,3 +469,52 @@ def align_contraction(lines: list[str], module: ast.Module, d: Diagnostic) -> Qu
     new = re.sub(r"(?<![\w.])" + re.escape(kb) + r"(?![\w(])", ka, old)
     title = f"Load `{second.id}` at `{first.id}`'s K index: `{kb}` → `{ka}`"
     return QuickFix(title, (Edit(load_span, new),), d, preferred=True)
+
+
+def widen_operands(lines: list[str], module: ast.Module, d: Diagnostic) -> QuickFix | None:
+    """For `code - zero` computed in u8 (AR320): each operand that is not a literal converted to i32 first, so
+    the operation runs in i32 (a literal takes the other operand's dtype)."""
+    kernel = kernel_of(module, d.range.start.line)
+    if kernel is None:
+        return None
+    start = (d.range.start.line, d.range.start.character)
+    op = next(
+        (
+            node
+            for stmt in ast.walk_stmts(kernel.body)
+            for node in expressions(stmt)
+            if isinstance(node, ast.BinOp) and (node.span.line, node.span.col) == start
+        ),
+        None,
+    )
+    if op is None:
+        return None
+    edits = []
+    for operand in (op.left, op.right):
+        if isinstance(operand, ast.Int | ast.Float):
+            continue
+        span, text = operand.span, text_of(lines, operand.span)
+        line = lines[span.end_line] if span.end_line < len(lines) else ""
+        before = lines[span.line][span.col - 1 : span.col] if span.col > 0 else ""
+        if before == "(" and line[span.end_col : span.end_col + 1] == ")":  # written in parentheses
+            end = Span(span.end_line, span.end_col + 1, span.end_line, span.end_col + 1)
+            edits.append(Edit(end, ".to(i32)"))
+        elif re.fullmatch(r"[\w.]+(\(.*\))?(\[.*\])?", text) or enclosed(text):
+            edits.append(Edit(Span(span.end_line, span.end_col, span.end_line, span.end_col), ".to(i32)"))
+        else:
+            edits.append(Edit(span, f"({text}).to(i32)"))
+    if not edits:
+        return None
+    return QuickFix(f"Compute `{op.op}` in i32: convert the operands first", tuple(edits), d, preferred=True)
+
+
+def enclosed(text: str) -> bool:
+    """Whether the whole text is one parenthesized expression: `(a & 15)`, not `(a) * (b)`."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for k, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and k < len(text) - 1:
+            return False
+    return True
