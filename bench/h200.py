@@ -59,7 +59,7 @@ SWEEPS: dict[str, dict] = {
         ],
     },
     "attention_causal": {"sizes": ["large"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
-    "attention_causal_lpt": {"sizes": ["large"], "configs": [{}, {"HG": 4}, {"tma": 0}]},
+    "attention_causal_lpt": {"sizes": ["large"], "configs": [{}, {"HG": 8}, {"tma": 0}]},
     "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 128}, {"tma": 0}]},
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 8}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}]},
