@@ -209,8 +209,14 @@ def confirm(kernel, w) -> str:
         # two operands of the op at the witness element stand for the two tensors' indices the witness names,
         # with those different values
         (name_a, value_a), (name_b, value_b) = ((k.split("'s ")[0], v) for k, v in w["values"].items())
-        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",)):
-            for x, y in itertools.permutations(e.detail["layouts"], 2):
+        for e in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise", "store")):
+            layouts = e.detail.get("layouts")
+            if e.kind == "store":  # the value's layout against the indices it is stored at
+                shape = e.detail["mask"].shape
+                at = dict(enumerate(e.detail["indices"]))
+                value = {k: (np.broadcast_to(i, shape), label) for k, (i, label) in e.detail["layout"].items()}
+                layouts = [value, {(e.detail["tensor"], d): (i, None) for d, i in at.items()}]
+            for x, y in itertools.permutations(layouts, 2):
                 at_a = [int(x[k][0][element]) for k in x if k[0] == name_a]
                 at_b = [int(y[k][0][element]) for k in y if k[0] == name_b]
                 if value_a in at_a and value_b in at_b and value_a != value_b:

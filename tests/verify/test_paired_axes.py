@@ -1,4 +1,5 @@
-"""AR319 (verify/paired_axes.py): an operand broadcast along the wrong axis.
+"""AR319 (verify/paired_axes.py): an operand broadcast along the wrong axis, or a tile stored at indices of
+another dimension than its own (a transposed store).
 
 Three buggy kernels and their twins are in the corpus (paired_*); here, the kernels that pair indices on one
 axis on purpose and must not be reported: a filter beside a sliding chunk, a matrix plus another's transpose,
@@ -60,6 +61,17 @@ kernel embed(ids: i32[T], table: f32[V, D], pos: f32[T, D], y: out f32[T, D]):
 """
 
 
+TRANSPOSE = """
+kernel transpose(x: f32[M, N], y: out f32[N, M]):
+    tile B = 32
+    grid (cdiv(M, B), cdiv(N, B))
+    rm = program_id(0) * B + arange(B)
+    rn = program_id(1) * B + arange(B)
+    v = load(x[rm, rn], mask=(rm < M, rn < N), other=0)
+    store(y[rn, rm], {stored}, mask=(rn < N, rm < M))
+"""
+
+
 def diagnostics(source: str) -> list:
     check = check_source(source)
     assert not check.has_errors, [d.text_line("k.argus") for d in check.diagnostics]
@@ -86,3 +98,12 @@ def test_the_vector_broadcast_along_the_rows_is_clean():
 @pytest.mark.parametrize("source", [FILTER, PLUS_TRANSPOSE, GATHER], ids=["filter", "transpose", "gather"])
 def test_indices_paired_on_purpose_are_not_reported(source):
     assert "AR319" not in [d.code for d in diagnostics(source)]
+
+
+def test_a_tile_stored_without_its_transpose_is_an_error():
+    found = [d for d in diagnostics(TRANSPOSE.format(stored="v")) if d.code == "AR319"]
+    assert len(found) == 1 and "stored transposed" in found[0].message
+
+
+def test_a_transpose_stored_transposed_is_clean():
+    assert [d.code for d in diagnostics(TRANSPOSE.format(stored="trans(v)")) if d.code.startswith("AR3")] == []

@@ -435,7 +435,9 @@ class Concrete:
         return self.float_data[param.name]
 
     def op_store(self, op):
-        self.access(op, value=self.stored(op))
+        # and the layout of the value, for AR319 (an element stored at indices other than those it stands for)
+        value = self.get(ir.memory_access(op).value)
+        self.access(op, value=self.stored(op), layout=value.layout)
 
     def op_atomic_add(self, op):
         self.access(op, value=self.stored(op))

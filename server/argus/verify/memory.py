@@ -11,6 +11,7 @@ from argus.verify.facts import Partition, Permutation, Range
 from argus.verify.infinite_rows import nan_stored
 from argus.verify.model import Access, Context, Entry, Obligation, Sym
 from argus.verify.padding_checks import atomic_padding, loaded
+from argus.verify.paired_axes import paired_axes
 from argus.verify.rules import rule
 from argus.verify.terms import (
     move_coords,
@@ -113,6 +114,14 @@ def store_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     value = ev.get(ir.memory_access(op).value)
     if value.lanes is not None and value.shape == made.shape:
         nan_stored(ev, op, value, made.mask, context)
+    # the stored tile's elements stand for the indices it is stored at: a value whose axes are another
+    # dimension's (a transposed tile on square tiles) pairs them the way a misplaced broadcast does (AR319)
+    where = {
+        (made.tensor, d): Entry(index, label)
+        for d, (index, label) in enumerate(zip(made.indices, made.labels, strict=True))
+    }
+    stored = [aligned(value, made.shape), Sym(made.shape, layout=where, valid=made.mask)]
+    paired_axes(ev, op, stored, made.shape, context, "the value stored transposed, or at another tile's index?")
 
 
 @rule("atomic_add")

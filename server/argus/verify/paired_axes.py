@@ -7,7 +7,9 @@ So two conditions, both on indices of loaded data (layouts, values.py): along on
 that vary along that axis alone, are affine, differ, and share no program id or loop variable (a shift `x[i]`
 with `x[i + 1]`, a gather's data-dependent rows or a statistic never pair that way); and one of them has a
 partner of its own dimension in the other operand, which the obligation says it equals. A filter `w[k]` beside
-a chunk `x[k0 + k]` has no such partner and is not reported.
+a chunk `x[k0 + k]` has no such partner and is not reported. A store is checked the same way (memory.py): its
+value against a value made of the indices it is stored at, so an accumulator stored at `Ct[rn, rm]` without
+`trans` is reported.
 """
 
 from __future__ import annotations
@@ -30,8 +32,16 @@ if TYPE_CHECKING:
 Indices = list[tuple[Key, Entry, frozenset[str]]]  # an index of loaded data, its program ids and loop variables
 
 
-def paired_axes(ev: Evaluator, op: ir.Op, operands: list[Sym], shape: tuple[int, ...], context: Context) -> set[Key]:
-    """The keys of the pair reported, which the result drops: a value computed from it is not reported again."""
+def paired_axes(
+    ev: Evaluator,
+    op: ir.Op,
+    operands: list[Sym],
+    shape: tuple[int, ...],
+    context: Context,
+    guess: str = "an operand broadcast along the wrong axis?",
+) -> set[Key]:
+    """The keys of the pair reported, which the result drops: a value computed from it is not reported again.
+    `guess`: what the message suggests went wrong."""
     if not ev.emitting or len(operands) < 2:
         return set()
     valid = [s.valid for s in operands if s.valid is not None]
@@ -45,7 +55,7 @@ def paired_axes(ev: Evaluator, op: ir.Op, operands: list[Sym], shape: tuple[int,
                 if claim is None:
                     continue  # a filter w[k] beside a chunk x[k0 + k]: the element stands for one index of each
                 real = [c for sym in operands for entry in sym.layout.values() for c in inside(ev, entry)]
-                emit(ev, op, axis, shape, claim, valid + real, context)
+                emit(ev, op, axis, shape, claim, valid + real, context, guess)
                 return {key_a, key_b}  # one report an op: the other axes' pairs follow from the same operand
     return set()
 
@@ -96,7 +106,9 @@ def inside(ev: Evaluator, entry: Entry) -> list[z3.BoolRef]:
     return [] if extent is None else [entry.term >= 0, entry.term < extent]
 
 
-def emit(ev: Evaluator, op: ir.Op, axis: int, shape: tuple[int, ...], claim, facts: list, context: Context) -> None:
+def emit(
+    ev: Evaluator, op: ir.Op, axis: int, shape: tuple[int, ...], claim, facts: list, context: Context, guess: str
+) -> None:
     """`claim`: two indices of one dimension an element must agree on; `facts`: the element is real (the
     operands' masks, every index inside its dimension)."""
     (key_a, entry_a), (key_b, entry_b) = claim
@@ -106,8 +118,7 @@ def emit(ev: Evaluator, op: ir.Op, axis: int, shape: tuple[int, ...], claim, fac
             "paired_axes",
             "AR319",
             op.span,
-            f"{what}: axis {axis} pairs indices that no program id or loop ties together (an operand broadcast "
-            "along the wrong axis?)",
+            f"{what}: axis {axis} pairs indices that no program id or loop ties together ({guess})",
             entry_a.term == entry_b.term,
             context.assumptions + coord_ranges(shape) + facts,
             context.loops,
