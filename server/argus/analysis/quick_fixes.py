@@ -19,6 +19,7 @@ from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.lines import split_lines
 from argus.dsl.spans import Span
 from argus.dsl.types import shape_of
+from argus.dsl.unparse import without_parens
 from argus.skills.provider import Edit
 from argus.skills.text import apply_edits
 
@@ -499,22 +500,10 @@ def widen_operands(lines: list[str], module: ast.Module, d: Diagnostic) -> Quick
         if before == "(" and line[span.end_col : span.end_col + 1] == ")":  # written in parentheses
             end = Span(span.end_line, span.end_col + 1, span.end_line, span.end_col + 1)
             edits.append(Edit(end, ".to(i32)"))
-        elif re.fullmatch(r"[\w.]+(\(.*\))?(\[.*\])?", text) or enclosed(text):
+        elif re.fullmatch(r"[\w.]+(\(.*\))?(\[.*\])?", text) or without_parens(text) != text:  # name, call, (...)
             edits.append(Edit(Span(span.end_line, span.end_col, span.end_line, span.end_col), ".to(i32)"))
         else:
             edits.append(Edit(span, f"({text}).to(i32)"))
     if not edits:
         return None
     return QuickFix(f"Compute `{op.op}` in i32: convert the operands first", tuple(edits), d, preferred=True)
-
-
-def enclosed(text: str) -> bool:
-    """Whether the whole text is one parenthesized expression: `(a & 15)`, not `(a) * (b)`."""
-    if not (text.startswith("(") and text.endswith(")")):
-        return False
-    depth = 0
-    for k, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and k < len(text) - 1:
-            return False
-    return True

@@ -22,6 +22,7 @@ from argus.dsl import ir
 from argus.dsl.builtins import LOOP_FLAGS
 from argus.dsl.ops import FLOAT_MATH, ROUNDING
 from argus.dsl.types import ScalarT, TensorT, TileT
+from argus.dsl.unparse import without_parens
 
 # The combine functions of the scans Triton has no function for (tl.associative_scan), defined once at the top of a
 # module that uses them (module.py): scan built-in -> (name, the elementwise Triton function it applies).
@@ -93,18 +94,6 @@ def strides_of(kernel: ir.KernelIR, param: ir.ParamIR) -> list[str | None]:
 def constant_source(text: str) -> Expr:
     """A tile-constant expression from the IR (`BM`, `(2 * BN)`, `cdiv(BM, 16)`) as Triton constexpr code."""
     return Expr(re.sub(r"\bcdiv\(", "tl.cdiv(", text), 14)
-
-
-def without_parens(text: str) -> str:
-    """`(BN * BM)` as `BN * BM` where the parentheses enclose the whole text."""
-    if not (text.startswith("(") and text.endswith(")")):
-        return text
-    depth = 0
-    for index, char in enumerate(text):
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth == 0 and index < len(text) - 1:
-            return text
-    return text[1:-1]
 
 
 # `policy warp_specialize = 1` / `flatten = 1`: constexpr flags of the @triton.jit function, passed as the

@@ -47,3 +47,15 @@ def unparse(expr: ast.Expr | ast.FullSlice, parent: int = 0) -> str:
         case ast.List(elts=elts):
             return "[" + ", ".join(unparse(e) for e in elts) + "]"
     return "?"
+
+
+def without_parens(text: str) -> str:
+    """`(BN * BM)` as `BN * BM` where the parentheses enclose the whole text."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return text
+    return text[1:-1]
