@@ -207,8 +207,8 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
             term = {"&": z3.And, "|": z3.Or, "^": z3.Xor}[name](a.term, b.term)
         elif is_int(op.result.type) and name in INT_OPS:
             term = INT_OPS[name](ev.int_term(a), ev.int_term(b), ev.nonnegative)
-        elif is_int(op.result.type) and name == "&" and low_bits(b.term) is not None:
-            term = ev.int_term(a) % low_bits(b.term)  # x & (2^k - 1): x modulo 2^k, in two's complement too
+        elif is_int(op.result.type) and name == "&" and (modulus := low_bits(b.term)) is not None:
+            term = ev.int_term(a) % modulus  # x & (2^k - 1): x modulo 2^k, in two's complement too
         elif is_int(op.result.type) and name in ("<<", ">>") and z3.is_int_value(b.term):
             factor = z3.IntVal(2 ** b.term.as_long())
             term = a.term * factor if name == "<<" else trunc_div(ev.int_term(a), factor, ev.nonnegative)
