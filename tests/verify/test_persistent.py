@@ -223,3 +223,42 @@ def test_the_abstraction_keeps_what_does_not_follow():
     solver = z3.Solver()
     solver.add(abstracted(claim))
     assert solver.check() == z3.sat
+
+
+# ---- exact per-expert tiles: a schedule that depends on the data (issue 18, item 4) ----------------
+EXACT_TILES = """
+kernel grouped(X: f16[M, K], W: f16[E, K, N], offsets: i32[E + 1], Y: out f16[M, N]):
+    tile BM = 32, BN = 32, BK = 32, GROUP_M = 4, SMS = 8
+    requires partition(offsets, M)
+    grid (SMS,)
+    per_group = GROUP_M * cdiv(N, BN)
+    for t in range(program_id(0), per_group * cdiv(SLOTS, GROUP_M), SMS):
+        v = (t // per_group) * GROUP_M + (t % per_group) % GROUP_M
+        rn = ((t % per_group) // GROUP_M) * BN + arange(BN)
+        for e in range(0, E):
+            start = load(offsets[e])
+            end = load(offsets[e + 1])
+            base = start // BM + e
+            if (v >= base) and (start + (v - base) * BM < end):
+                rm = start + (v - base) * BM + arange(BM)
+                acc = zeros((BM, BN), f32)
+                for k0 in range(0, K, BK):
+                    rk = k0 + arange(BK)
+                    a = load(X[rm, rk], mask=(rm < M, rk < K), other=0)
+                    b = load(W[e, rk, rn], mask=(rk < K, rn < N), other=0)
+                    acc = dot(a, b, acc)
+                store(Y[rm, rn], acc.to(f16), mask=(rm < end, rn < N))
+"""
+
+
+def test_exact_per_expert_tiles_in_a_persistent_walk_prove_clean():
+    # the row's expert is the partition's owner of the row; its first row's `offsets[e] // BM` is then known,
+    # and the slot follows (coverage.settle_known_splits)
+    assert clean(EXACT_TILES.replace("SLOTS", "M // BM + E"))
+
+
+def test_exact_tiles_with_too_few_slots_leave_a_hole_that_is_an_error():
+    # a hole that depends on the data: with the witness's cut points pinned (Prover.pinned_partitions), no
+    # program of any data that completes them writes the element, so it is an error, not "may never"
+    witness = hole(EXACT_TILES.replace("SLOTS", "cdiv(M, BM)"))
+    assert any(name.startswith("offsets[") for name in witness["data"])

@@ -177,7 +177,10 @@ class Guess:
         for _ in range(2):
             for d, index in enumerate(indices):
                 index = known(index, unknowns, solved)
-                self.owner(index, targets[d], unknowns, solved, facts)
+                # simplified so that a loop's `0 + 1 * n_e` is the bare count the owner is solved for
+                self.owner(z3.simplify(index), targets[d], unknowns, solved, facts)
+                settle_known_splits(splits, unknowns, solved)
+                index = known(index, unknowns, solved)
                 index = self.permuted(index, targets[d], first.shared.facts.permutations)
                 index = known(index, unknowns, solved)
                 solve_mixed_radix(index, targets[d], unknowns, solved, counted)
@@ -325,6 +328,22 @@ def truncated_quotient(t: z3.ExprRef) -> z3.ExprRef | None:
 def known(term: z3.ExprRef, unknowns: dict[str, z3.ArithRef], solved: dict[str, z3.ArithRef]) -> z3.ExprRef:
     """`term` with each unknown solved so far replaced by its value (a term over the targets)."""
     return substitute(term, [(unknowns[n], v) for n, v in solved.items()])
+
+
+def settle_known_splits(splits: list[Split], unknowns: dict[str, z3.ArithRef], solved: dict[str, z3.ArithRef]) -> None:
+    """A split whose dividend is known once a partition's owner is solved (`offsets[e] // BM` of an expert's
+    first row, with e the owner of the target row) has its quotient and remainder from that dividend, not from
+    the mixed radix of the index, which would take them for free digits."""
+    pending = [v for n, v in unknowns.items() if n not in solved]
+    for split in splits:
+        if str(split.quotient) in solved and str(split.remainder) in solved:
+            continue
+        dividend = known(split.dividend, unknowns, solved)
+        divisor = known(split.divisor, unknowns, solved)
+        if depends_on(dividend, pending) or depends_on(divisor, pending):
+            continue
+        solved.setdefault(str(split.quotient), dividend / divisor)
+        solved.setdefault(str(split.remainder), dividend % divisor)
 
 
 def remainders_of_siblings(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import z3
 from z3 import z3core
@@ -40,6 +41,7 @@ SHRINK_BOUNDS = (4, 16, 64, 256, 1024, 4096)
 DEFAULT_RLIMIT = 5_000_000
 HOLE_RETRIES = 3  # other sizes tried when a refuted coverage guess's element is written after all
 MAX_RLIMIT = 2**32 - 1  # z3's parameter is an unsigned 32-bit number
+MAX_PINNED = 64  # the most cut points of a partition a coverage hole's check fixes (Prover.pinned_partitions)
 DEFAULT_TIMEOUT_MS = 1000
 WALL_CAP_FACTOR = 10  # the safety net is at least this many times timeout_ms ...
 WALL_UNITS_PER_MS = 500  # ... and at least the time the budget lasts at this rate (slowest measured: 842)
@@ -247,7 +249,7 @@ class Prover:
         writers = getattr(ob, "writers", None)  # coverage.CoverageObligation
         if writers is None:
             return Verdict("refuted", witness=witness, units=used)
-        hole, writer = self.hole(ob, writers(), model)
+        hole, writer = self.hole(ob, writers(), model, claim)
         missed = (witness, writer)
         for _ in range(HOLE_RETRIES):
             if hole != "written":
@@ -263,12 +265,14 @@ class Prover:
                 break
             model = self.small_model(solver, ob)
             witness = self.witness(ob, model, claim)
-            hole, writer = self.hole(ob, writers(), model)
+            hole, writer = self.hole(ob, writers(), model, claim)
         if hole == "written":  # not a hole wherever the verifier looked: the construction missed the writer
             return Verdict("unknown", missed_reason(*missed), units=used)
         return Verdict("refuted", witness=witness, units=used, confirmed=hole == "confirmed")
 
-    def hole(self, ob: Obligation, writers: z3.BoolRef, model: z3.ModelRef) -> tuple[str, dict[str, int]]:
+    def hole(
+        self, ob: Obligation, writers: z3.BoolRef, model: z3.ModelRef, claim: z3.BoolRef
+    ) -> tuple[str, dict[str, int]]:
         """Whether the element a refuted coverage claim names is really written by nobody at the witness's
         sizes: "confirmed" (no program, iteration and element writes it: the query for one is unsatisfiable),
         "written" (one does, shown as {name: value}, without loaded data or values the verifier does not
@@ -279,6 +283,12 @@ class Prover:
         fixed = [self.here(s) == model.eval(self.here(s), model_completion=True) for s in self.sizes.values()]
         fixed += [self.here(x) == model.eval(self.here(x), model_completion=True) for _, x in ob.shown]
         solver.add(*fixed)
+        pins = self.pinned_partitions(writers, model, claim)
+        if pins:  # pinned only where some partition completes the witness's cut points: else unsat proves nothing
+            alone = self.solver()
+            alone.add(*fixed, *pins)
+            if self.check(alone, share=4)[0] == z3.sat:
+                solver.add(*pins)
         answer, _, _ = self.check(solver, share=4)
         if answer == z3.unsat:
             return "confirmed", {}
@@ -299,6 +309,28 @@ class Prover:
                 label = COORD_NAMES[int(name[1:])] if name[:1] == "e" and name[1:].isdigit() else label
                 shown[label] = value.as_long()
         return "written", shown
+
+    def pinned_partitions(self, writers: z3.BoolRef, model: z3.ModelRef, claim: z3.BoolRef) -> list[z3.BoolRef]:
+        """Each `partition` tensor the writers read, made a whole array at the witness's sizes: its cut points
+        0 = T[0] <= ... <= T[L - 1] = n, equal to the witness's where its claim read them. Without it a writer
+        may pick cut points of its own, and a hole of a schedule that depends on the data (an exact per-expert
+        tile slot) stays "open"; with it, no writer means none for any data that completes the witness's."""
+        pins: list[z3.BoolRef] = []
+        for name, fact in self.facts.partitions.items():
+            if not applies_any(writers, [name]):
+                continue
+            length = model.eval(self.here(fact.length), model_completion=True)
+            total = model.eval(self.here(fact.total), model_completion=True)
+            if not (z3.is_int_value(length) and z3.is_int_value(total)) or not 0 < length.as_long() <= MAX_PINNED:
+                continue
+            function = self.here(fact.function(z3.IntVal(0))).decl()
+            cuts = [function(z3.IntVal(k, ctx=self.context)) for k in range(length.as_long())]
+            pins += [cuts[0] == 0, cuts[-1] == total] + [a <= b for a, b in pairwise(cuts)]
+            for app in applications(claim, name):
+                at = model.eval(app.arg(0), model_completion=True)
+                if z3.is_int_value(at) and 0 <= at.as_long() < length.as_long():
+                    pins.append(cuts[at.as_long()] == model.eval(app, model_completion=True))
+        return pins
 
     def proved_linear(self, claim: z3.BoolRef) -> Verdict:
         """The claim proved with its divisions by symbolic divisors made linear (divisions.abstracted), within
