@@ -39,13 +39,25 @@ EXPERTS = ROOT / "skills" / "experts"
 # Candidate configurations per kernel (overrides of tile constants and policy); the first is the file's
 # default. Sizes are the size sets of the file to time at.
 SWEEPS: dict[str, dict] = {
-    "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
+    # 64 x 256 tiles of one warpgroup at 2 stages: two blocks fit an SM (2 x 112 KiB of shared memory), so one
+    # block's epilogue can run under the other's MMAs (the wgmma stays m64n256, the widest)
+    "gemm": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"GROUP_M": 8}, {"BM": 64, "num_warps": 4, "num_stages": 2}],
+    },
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
+    "gemm_persistent": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"GROUP_M": 16}, {"BM": 64, "num_warps": 4, "num_stages": 2, "SMS": 264}],
+    },
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
-    "gemm_plain_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}]},
+    # "moe": the grouped GEMM's problem as one dense GEMM, what a grouped kernel's tiles could reach
+    "gemm_plain_persistent": {
+        "sizes": ["large", "huge", "odd", "moe"],
+        "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}],
+    },
     # the epilogue's cost taken apart: the bias alone, and the GELU with a cheaper erf (candidates/gemm_epilogue)
     "gemm_bias": {"sizes": ["large", "huge", "odd"], "configs": [{}]},
     "gemm_erf_poly": {"sizes": ["large", "huge", "odd"], "configs": [{}]},
@@ -60,14 +72,25 @@ SWEEPS: dict[str, dict] = {
     },
     "attention_causal": {"sizes": ["large"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
     "attention_causal_lpt": {"sizes": ["large"], "configs": [{}, {"HG": 8}, {"tma": 0}]},
-    "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 128}, {"tma": 0}]},
+    "attention64": {
+        "sizes": ["bench"],
+        "configs": [{}, {"BN": 128}, {"tma": 0}, {"tma": 0, "num_stages": 2}, {"tma": 0, "num_stages": 4}],
+    },
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 8}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}]},
     "grouped_gemm": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
+    # W's tile through a 2-D descriptor over E * K rows instead of a [1, BK, BN] box reshaped
+    "grouped_gemm_folded": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
     "grouped_gemm_persistent": {
         "sizes": ["large"],
         "configs": [{}, {"GROUP_M": 16}, {"num_stages": 4}, {"flatten": 1}],
     },
+    # exact per-expert tiles (candidates/grouped_gemm_exact.argus): no tile straddles two experts
+    "grouped_gemm_exact": {
+        "sizes": ["large"],
+        "configs": [{}, {"GROUP_M": 16}, {"GROUP_M": 16, "num_stages": 4}, {"GROUP_M": 32}],
+    },
+    "grouped_gemm_exact_persistent": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}]},
 }
 # Tried in an earlier run (10:51 UTC 2026-11-30, skills/experts/results/h200-2026-11-30-ws.json) and dropped:
 # attention with two 64-row halves of Q (2x slower), a causal kernel with one masked loop under warp
@@ -95,6 +118,9 @@ TARGETS = {  # kernel -> (what the ratio is against, the target): issue 18's, in
     "layernorm": ("copy bandwidth", 0.94),
     "grouped_gemm": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
     "grouped_gemm_persistent": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
+    "grouped_gemm_folded": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
+    "grouped_gemm_exact": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
+    "grouped_gemm_exact_persistent": ("dense cuBLAS GEMM of the same FLOPs", 0.95),
 }
 HEAD_DIM = {"attention64": 64}  # the attention kernels whose head is not 128 wide
 COPY_BYTES = 2 << 30
@@ -359,6 +385,8 @@ def useful_flops(kernel: str, sizes: dict) -> float:
 
 def peer_for(kernel: str, row: dict, peers: dict) -> tuple[str, float, float, str]:
     """(peer name, our rate, the peer's rate, unit) for a sweep row."""
+    if kernel.startswith("gemm") and row.get("size_name") == "moe":
+        return "dense GEMM, same FLOPs", row["tflops"], peers["dense_same_flops"]["tflops"], "TFLOP/s"
     if kernel.startswith("gemm"):
         n = row["sizes"]["M"]
         return f"torch.matmul {n}^3", row["tflops"], peers[f"matmul_{n}"]["tflops"], "TFLOP/s"
