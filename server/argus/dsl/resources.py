@@ -293,17 +293,18 @@ def walk_in_loops(block: ir.Block, loop: ir.Op | None = None):
             yield from walk_in_loops(region, op if op.kind == "for" else loop)
 
 
-def bounds_mask(mask: ir.Value | None) -> bool:
-    """Whether a store's mask only bounds its indices from above (`rm < M`, per axis or joined by `&`), as a TMA
-    store's must (codegen.tma checks the bounds exactly); any other mask keeps the pointer store, unstaged."""
+def bounds_mask(mask: ir.Value | None, sizes: frozenset[int]) -> bool:
+    """Whether a store's mask only bounds its indices from above by sizes (`rm < M`, per axis or joined by `&`),
+    as a TMA store's must (codegen.tma checks the bounds exactly); any other mask (`rm < end` of a loaded row
+    bound) keeps the pointer store, unstaged. `sizes`: the ids of the kernel's size values."""
     op = None if mask is None else mask.op
     if op is None:
         return mask is None
     if op.kind == "binary" and op.attrs["op"] == "&":
-        return all(bounds_mask(v) for v in op.operands)
+        return all(bounds_mask(v, sizes) for v in op.operands)
     if op.kind in ("expand_dims", "broadcast_to"):
-        return bounds_mask(op.operands[0])
-    return op.kind == "compare" and op.attrs["op"] == "<"
+        return bounds_mask(op.operands[0], sizes)
+    return op.kind == "compare" and op.attrs["op"] == "<" and op.operands[1].id in sizes
 
 
 def outer_loops(loop: ir.Op, enclosing: dict[int, ir.Op | None]) -> list[ir.Op]:
@@ -323,6 +324,7 @@ def model_of(kernel: ir.KernelIR) -> SharedMemoryModel:
     counted: set[int] = set()  # load ops already counted
     read_by_dots: set[int] = set()  # values a dot reads, and what they pass through to
     store_loops: list[tuple[Buffer, ir.Op | None]] = []  # each staged store with its innermost loop
+    sizes = frozenset(v.id for v in kernel.sizes.values())
 
     def buffer(type_: TileT, what: str, span: Span) -> Buffer:
         return Buffer(Tile.of(type_, kernel.constants), what, span)
@@ -332,7 +334,8 @@ def model_of(kernel: ir.KernelIR) -> SharedMemoryModel:
             model.reduces = True
         elif op.kind == "store":
             value = ir.memory_access(op).value
-            if isinstance(value.type, TileT) and len(value.type.shape) >= 2 and bounds_mask(ir.memory_access(op).mask):
+            staged = bounds_mask(ir.memory_access(op).mask, sizes)
+            if isinstance(value.type, TileT) and len(value.type.shape) >= 2 and staged:
                 tensor = kernel.tensor(op.attrs["tensor"])
                 stored = TileT(tensor.type.dtype, value.type.shape) if tensor is not None else value.type
                 model.stores.append(buffer(stored, f"the tile stored into `{op.attrs['tensor']}`", op.span))
