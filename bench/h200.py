@@ -39,17 +39,9 @@ EXPERTS = ROOT / "skills" / "experts"
 # Candidate configurations per kernel (overrides of tile constants and policy); the first is the file's
 # default. Sizes are the size sets of the file to time at.
 SWEEPS: dict[str, dict] = {
-    # 64 x 256 tiles of one warpgroup at 2 stages: two blocks fit an SM (2 x 112 KiB of shared memory), so one
-    # block's epilogue can run under the other's MMAs (the wgmma stays m64n256, the widest)
-    "gemm": {
-        "sizes": ["large", "huge", "odd"],
-        "configs": [{}, {"GROUP_M": 8}, {"BM": 64, "num_warps": 4, "num_stages": 2}],
-    },
+    "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    "gemm_persistent": {
-        "sizes": ["large", "huge", "odd"],
-        "configs": [{}, {"GROUP_M": 16}, {"BM": 64, "num_warps": 4, "num_stages": 2, "SMS": 264}],
-    },
+    "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
@@ -72,10 +64,7 @@ SWEEPS: dict[str, dict] = {
     },
     "attention_causal": {"sizes": ["large"], "configs": [{}, {"BN": 64}, {"tma": 0}]},
     "attention_causal_lpt": {"sizes": ["large"], "configs": [{}, {"HG": 8}, {"tma": 0}]},
-    "attention64": {
-        "sizes": ["bench"],
-        "configs": [{}, {"BN": 128}, {"tma": 0}, {"tma": 0, "num_stages": 2}, {"tma": 0, "num_stages": 4}],
-    },
+    "attention64": {"sizes": ["bench"], "configs": [{}, {"BN": 128}, {"tma": 1}, {"num_stages": 3}]},
     "softmax": {"sizes": ["large"], "configs": [{}, {"num_warps": 8}]},
     "layernorm": {"sizes": ["large"], "configs": [{}, {"num_warps": 4}]},
     "grouped_gemm": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
@@ -85,11 +74,8 @@ SWEEPS: dict[str, dict] = {
         "sizes": ["large"],
         "configs": [{}, {"GROUP_M": 16}, {"num_stages": 4}, {"flatten": 1}],
     },
-    # exact per-expert tiles (candidates/grouped_gemm_exact.argus): no tile straddles two experts
-    "grouped_gemm_exact": {
-        "sizes": ["large"],
-        "configs": [{}, {"GROUP_M": 16}, {"GROUP_M": 16, "num_stages": 4}, {"GROUP_M": 32}],
-    },
+    # exact per-expert tiles (grouped_gemm_exact.argus, candidates/grouped_gemm_exact_persistent.argus)
+    "grouped_gemm_exact": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}]},
     "grouped_gemm_exact_persistent": {"sizes": ["large"], "configs": [{}, {"GROUP_M": 16}, {"flatten": 1}]},
 }
 # Tried in an earlier run (10:51 UTC 2026-11-30, skills/experts/results/h200-2026-11-30-ws.json) and dropped:
@@ -99,7 +85,9 @@ SWEEPS: dict[str, dict] = {
 # under skills/experts): the epilogue GEMMs as 128 x 128 tiles of one warpgroup, two blocks an SM (BN 128,
 # 4 warps; persistent with SMS = 264), 17-35% slower than the 128 x 256 tile of two warpgroups; causal attention
 # longest first across all heads (grid (Z * H, blocks)), 22-26% slower than `attention_causal`
-# (results/h100-2026-12-07-causal-order.json).
+# (results/h100-2026-12-07-causal-order.json). Also on an H100 (results/h100-2026-12-07-run4): the epilogue
+# GEMMs as 64 x 256 tiles of one warpgroup at 2 stages, two blocks an SM (persistent with SMS = 264), 22-41%
+# slower.
 
 TARGETS = {  # kernel -> (what the ratio is against, the target): issue 18's, in the same run on the H200
     "gemm": ("cuBLAS", 1.00),
@@ -539,6 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     bundle = commands.add_parser("bundle", help="write one gate bundle per expert file")
     bundle.add_argument("--out", type=Path, default=ROOT / "build" / "h200_experts")
+    bundle.add_argument("files", nargs="*", type=Path, help="Argus files (default: the experts and the candidates)")
     running = commands.add_parser("run", help="on the GPU: gate, sweep and peers; the table and JSON")
     running.add_argument("bundles", type=Path)
     running.add_argument("--out", type=Path, required=True)
@@ -553,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     shown.add_argument("result", type=Path)
     args = parser.parse_args(argv)
     if args.command == "bundle":
-        return write_bundles(args.out)
+        return write_bundles(args.out, [p.resolve() for p in args.files] or None)
     if args.command == "one":
         return one_launch(args.bundles, args.kernel, args.size, args.result)
     if args.command == "table":

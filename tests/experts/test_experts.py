@@ -27,6 +27,8 @@ KERNELS |= {"logsumexp_wide", "cross_entropy", "attention64"}
 KERNELS |= {"gemm_persistent", "gemm_plain_persistent"}
 # attention_causal_lpt.argus: causal attention launched longest first within groups of heads (issue 18)
 KERNELS |= {"attention_causal_lpt"}
+# grouped_gemm_exact.argus: the grouped GEMM with exact per-expert tiles (issue 18, item 4)
+KERNELS |= {"grouped_gemm_exact"}
 ROW_KERNELS = {"softmax", "layernorm", "logsumexp_wide", "cross_entropy"}  # no dot
 
 
@@ -101,7 +103,7 @@ def test_the_matrix_kernels_have_a_tma_form(through_tma):
     with_tma = {r["kernel"] for r in through_tma if r["overrides"].get("tma") == 1}
     fp32 = {"gemm_tf32x3", "gemm_exact", "linear_gelu_t"}  # the ones without a `layout`, which TMA cannot use
     matrix = {"gemm", "gemm_plain", "gemm_persistent", "gemm_plain_persistent", "attention", "attention_causal"}
-    matrix |= {"attention64", "attention_causal_lpt", "grouped_gemm"}
+    matrix |= {"attention64", "attention_causal_lpt", "grouped_gemm", "grouped_gemm_exact"}
     assert with_tma == matrix | fp32
 
 
