@@ -649,6 +649,12 @@ def witness_of(name: str):
     return next(iter(check.analysis.kernels.values())), dict(diagnostic.data["counterexample"])
 
 
+def fixed_twin(name: str):
+    """The kernel of the corpus kernel `name`'s fixed twin, to try a buggy kernel's witness on."""
+    text = (CORPUS / f"{name}.fixed.argus").read_text()
+    return next(iter(check_source(text).analysis.kernels.values()))
+
+
 def test_an_in_bounds_element_is_not_confirmed_as_out_of_bounds():
     kernel, witness = witness_of("bounds_off_by_one_mask")
     witness["element"] = {"i": 0}
@@ -665,9 +671,8 @@ def test_two_programs_on_disjoint_elements_are_not_confirmed_as_a_race():
 
 def test_matching_contraction_indices_are_not_confirmed_as_a_mismatch():
     _, witness = witness_of("contraction_b_next_k")
-    fixed = check_source((CORPUS / "contraction_b_next_k.fixed.argus").read_text())
     witness["line"] -= 1  # the fixed twin has no `# expect` line
-    assert confirm(next(iter(fixed.analysis.kernels.values())), witness) != "confirmed"
+    assert confirm(fixed_twin("contraction_b_next_k"), witness) != "confirmed"
 
 
 def test_a_written_element_is_not_confirmed_as_uncovered():
@@ -684,10 +689,9 @@ def test_a_real_lane_is_not_confirmed_as_padding():
 
 def test_padding_that_holds_the_identity_is_not_confirmed():
     _, witness = witness_of("padding_row_max_other_zero")
-    fixed = check_source((CORPUS / "padding_row_max_other_zero.fixed.argus").read_text())
     text = (CORPUS / "padding_row_max_other_zero.fixed.argus").read_text().splitlines()
     witness["line"] = next(n for n, line in enumerate(text) if "max(v" in line)  # the twin's comments differ
-    kernel = next(iter(fixed.analysis.kernels.values()))
+    kernel = fixed_twin("padding_row_max_other_zero")
     assert padding_lanes(kernel, witness) == "confirmed"  # the same masks: only the value tells them apart
     assert confirm(kernel, witness) != "confirmed"
 
@@ -738,7 +742,7 @@ def test_a_layernorm_of_one_column_writes_the_same_outputs_whatever_its_variance
     """padding_layernorm_variance_not_remasked's old witness, N = 1: every output is 0, bug or not."""
     path = CORPUS / "padding_layernorm_variance_not_remasked.argus"
     kernel, witness = witness_of(path.stem)
-    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    twin = fixed_twin(path.stem)
     assert any(outputs_differ(kernel, twin, witness, floats) for floats in DATA)
     witness["sizes"], witness["element"] = dict(witness["sizes"], N=1), {"i": 1}
     witness["values"] = dict(witness["values"], **{"a real lane of the same row: i": 0})
@@ -751,7 +755,7 @@ def test_a_divisor_that_is_not_zero_is_not_confirmed_as_one():
     path = CORPUS / "division_causal_attention_skips_diagonal.argus"
     kernel, witness = witness_of(path.stem)
     assert confirm(kernel, witness) == "confirmed"
-    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    twin = fixed_twin(path.stem)
     witness["line"] -= 1  # the fixed twin's header is one line shorter
     assert confirm(twin, witness) == "the divisor is not 0 at the witness"
 
@@ -761,7 +765,7 @@ def test_k_ranges_that_do_not_overlap_are_not_confirmed_as_a_double_count():
     path = CORPUS / "coverage_split_k_step_one_block.argus"
     kernel, witness = witness_of(path.stem)
     assert confirm(kernel, witness) == "confirmed"
-    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    twin = fixed_twin(path.stem)
     assert confirm(twin, witness) != "confirmed"
 
 
@@ -770,15 +774,14 @@ def test_a_k_index_that_is_read_is_not_confirmed_as_missing():
     path = CORPUS / "coverage_k_loop_drops_last_block.argus"
     kernel, witness = witness_of(path.stem)
     assert confirm(kernel, witness) == "confirmed"
-    twin = next(iter(check_source(path.with_suffix(".fixed.argus").read_text()).analysis.kernels.values()))
+    twin = fixed_twin(path.stem)
     assert confirm(twin, witness).startswith("program ")
 
 
 def test_a_vector_on_its_own_axis_is_not_confirmed_as_paired_with_another():
     _, witness = witness_of("paired_rmsnorm_weight_on_rows")
-    fixed = check_source((CORPUS / "paired_rmsnorm_weight_on_rows.fixed.argus").read_text())
     witness["line"] -= 1  # the fixed twin has no `# expect` line
-    assert confirm(next(iter(fixed.analysis.kernels.values())), witness) != "confirmed"
+    assert confirm(fixed_twin("paired_rmsnorm_weight_on_rows"), witness) != "confirmed"
 
 
 def test_a_difference_that_fits_its_dtype_is_not_confirmed_as_wrapping():
