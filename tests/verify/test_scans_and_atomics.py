@@ -107,6 +107,32 @@ def test_a_scans_padding_lanes_hold_running_values_which_a_later_sum_sees():
     assert codes(SUM_OF_SCAN.format(summed="where((rm[:, None] < M) & (rn[None, :] < N), c, 0)")) == []
 
 
+CARRIED_SCAN = """
+kernel k(x: f32[M, N], y: out f32[M, N]):
+    tile BN = 64
+    grid (M,)
+    row = program_id(0)
+    carry = 0.0
+    for c0 in range(0, N, BN):
+        cols = c0 + arange(BN)
+        v = load(x[row, cols], mask=cols < N, other=0)
+        c = cumsum(v, 0) + carry
+        store(y[row, cols], c, mask=cols < N)
+        carry {step}
+"""
+
+
+def test_a_scan_plus_the_carry_is_an_accumulation_only_where_the_next_iteration_takes_it_in():
+    # the row's running total carried over column blocks: `cumsum(v) + carry` goes to a masked store, and its
+    # padding lanes (the block's total, not 0) never reach the next block
+    assert codes(CARRIED_SCAN.format(step="+= sum(v, axis=0)")) == []
+    # the scanned block summed into the carry: its padding lanes hold running totals, which the sum takes in
+    # (line 11) and the carry takes on to the next block (line 9)
+    found = verified(CARRIED_SCAN.format(step="= sum(c, axis=0)"))
+    assert [(d.code, d.range.start.line) for d in found] == [("AR313", 9), ("AR313", 11)]
+    assert "accumulated across the iterations of the `c0` loop" in found[0].message
+
+
 POSITIONS = """
 kernel k(x: f32[N], y: out f32[N]):
     tile B = 128

@@ -49,6 +49,7 @@ class Evaluator:
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
+        self.carried_next: set[int] = set()  # ids of values a loop's next iteration takes in (its yields' sources)
         self.zero_trips: dict[int, ZeroTrip] = {}  # a loop's "runs no iteration" condition (z3 id) -> AR314
         self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign

@@ -280,12 +280,13 @@ def accumulation(
     values: list[ir.Value] | None = None,
 ) -> None:
     """AR313 at `acc + x` (fn "sum"), `maximum(acc, x)` ("max") or `minimum(acc, x)` ("min") where acc is a
-    value carried by an enclosing loop: a reduction across its iterations. A lane of x that is padding in
-    this iteration and real in another one of the same loop must hold the identity. `values`: the IR values
-    of the two operands (the op's own by default; a `where` written as a running max passes its last two)."""
+    value carried by an enclosing loop and the result goes on to its next iteration: a reduction across them.
+    A lane of x that is padding in this iteration and real in another one of the same loop must hold the
+    identity. `values`: the IR values of the two operands (the op's own by default; a `where` written as a
+    running max passes its last two)."""
     values = op.operands if values is None else values
     carried = [k for k, v in enumerate(values) if v.id in ev.accumulators]
-    if len(carried) != 1 or len(operands) != 2:
+    if len(carried) != 1 or len(operands) != 2 or op.results[0].id not in ev.carried_next:
         return
     loop = ev.accumulators[values[carried[0]].id]
     x = operands[1 - carried[0]]
