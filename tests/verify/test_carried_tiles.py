@@ -89,3 +89,88 @@ def test_a_sum_over_a_batch_into_one_tile_is_not_reported():
 
 def test_a_state_carried_across_chunks_and_stored_each_chunk_is_not_reported():
     assert "AR318" not in [d.code for d in diagnostics(CHUNK_STATES)]
+
+
+# ---- sums no dot feeds, across a persistent walk (the corpus: carried_persistent_layernorm_sums_not_reset) ----
+
+ROW_WALK = """
+kernel rms(x: f32[M, N], y: out f32[M, N], partial: out f32[P, BN]):
+    tile BN = 64, P = 4
+    grid (P,)
+    {before}
+    for row in range(program_id(0), M, P):
+        {inside}
+        for c0 in range(0, N, BN):
+            cols = c0 + arange(BN)
+            v = load(x[row, cols], mask=cols < N, other=0)
+            acc += v * v
+        rstd = rsqrt(sum(acc, axis=0) / N + 1e-6)
+        for c0 in range(0, N, BN):
+            cols = c0 + arange(BN)
+            v = load(x[row, cols], mask=cols < N, other=0)
+            store(y[row, cols], v * rstd, mask=cols < N)
+    store(partial[program_id(0), arange(BN)], {after})
+"""
+
+
+def test_a_sum_zeroed_once_before_a_persistent_row_walk_is_reported_with_two_rows():
+    found = [d for d in diagnostics(ROW_WALK.format(before="acc = zeros((BN,), f32)", inside="", after="acc"))]
+    assert [(d.code, d.range.start.line + 1) for d in found] == [("AR318", 5)]
+    values = found[0].data["counterexample"]["values"]
+    assert values["the next iteration: row"] == values["x index 0 (M) now"] + 4
+    assert values["x index 0 (M) at the next iteration"] == values["the next iteration: row"]
+    assert "start `acc` inside the `row` loop" in found[0].message
+
+
+def test_a_sum_reset_per_row_is_clean():
+    source = ROW_WALK.format(before="", inside="acc = zeros((BN,), f32)", after="zeros((BN,), f32)")
+    assert [d.code for d in diagnostics(source)] == []
+
+
+PARTIAL_SUMS = """
+kernel colsum(x: f32[M, N], partial: out f32[P, N]):
+    tile BN = 64, P = 4
+    requires N <= BN
+    grid (P,)
+    cols = arange(BN)
+    acc = zeros((BN,), f32)
+    for row in range(program_id(0), M, P):
+        acc += load(x[row, cols], mask=cols < N, other=0)
+    store(partial[program_id(0), cols], acc, mask=cols < N)
+"""
+
+RUNNING_TOTAL = """
+kernel cumsum_rows(x: f32[M, N], y: out f32[M, N]):
+    tile BN = 64
+    grid (M,)
+    row = program_id(0)
+    carry = 0.0
+    for c0 in range(0, N, BN):
+        cols = c0 + arange(BN)
+        v = load(x[row, cols], mask=cols < N, other=0)
+        store(y[row, cols], cumsum(v, 0) + carry, mask=cols < N)
+        carry += sum(v, axis=0)
+"""
+
+
+PREFETCH = """
+kernel scale(x: f32[M, N], y: out f32[M, N]):
+    tile BN = 64, P = 4
+    requires N <= BN, M >= P
+    grid (P,)
+    cols = arange(BN)
+    v = load(x[program_id(0), cols], mask=cols < N, other=0)
+    for row in range(program_id(0), M, P):
+        nxt = load(x[row + P, cols], mask=(cols < N) & (row + P < M), other=0)
+        store(y[row, cols], v * 2.0, mask=cols < N)
+        v = nxt
+"""
+
+
+def test_sums_carried_on_purpose_are_not_reported():
+    # a per-program partial sum over the walk, stored after it; a running total over one row's column blocks
+    # (not a persistent walk: each iteration is the same row's next block)
+    assert [d.code for d in diagnostics(PARTIAL_SUMS)] == []
+    assert [d.code for d in diagnostics(RUNNING_TOTAL)] == []
+    # the next row loaded ahead and carried into the next iteration: replaced, not accumulated
+    assert [d.code for d in diagnostics(PREFETCH)] == []

@@ -131,6 +131,22 @@ def run_at(kernel, witness, program, loops, line, kinds, floats=None):
     ]
 
 
+def carried_sum_confirmed(kernel, w, loop: str, following: int, element: tuple) -> str:
+    """The loads of the tensor the witness names read other elements at the walk's next iteration."""
+    tensor = next(k for k in w["values"] if " index " in k).split(" index ")[0]
+    lines = {op.span.line for op in walk_ops(kernel.body) if op.kind == "load" and op.operands[0].name == tensor}
+    later = dict(w["iteration"], **{loop: following})
+    for line in lines:
+        for e, f in itertools.product(
+            run_at(kernel, w, w["program"], w["iteration"], line, ("load",)),
+            run_at(kernel, w, w["program"], later, line, ("load",)),
+        ):
+            pairs = zip(e.detail["indices"], f.detail["indices"], strict=True)
+            if e.detail["mask"][element] and any(int(x[element]) != int(y[element]) for x, y in pairs):
+                return "confirmed"
+    return "the two iterations read the same elements at the witness"
+
+
 def confirm(kernel, w) -> str:
     kind = w["kind"]
     element = tuple(w["element"].values())
@@ -184,13 +200,19 @@ def confirm(kernel, w) -> str:
                 if a_idx[i, kk] != b_idx[kk, j]:
                     return "confirmed"
         return "the contracted indices agree at the witness"
+    if kind == "rescale":
+        # the sum's update runs at the witness's iteration, the loop's second: a block that can raise the max
+        found = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise", "reduce"))
+        return "confirmed" if found else "the update does not run at the witness's iteration"
     if kind == "carried_tile":
         # the dot at the witness's iteration and at the next one computes different tiles (a's rows or b's
         # columns differ at the element), and the next one starts from the accumulator this one left
-        i, j = element
         key = next(k for k in w["values"] if k.startswith("the next iteration: "))
         loop = key.removeprefix("the next iteration: ")
         now = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("dot",))
+        if not now:  # no dot: a sum of loads carried across a persistent walk, named at its `zeros`
+            return carried_sum_confirmed(kernel, w, loop, w["values"][key], element)
+        i, j = element
         after = run_at(kernel, w, w["program"], dict(w["iteration"], **{loop: w["values"][key]}), w["line"], ("dot",))
         for e, f in itertools.product(now, after):
             rows = [(e.detail["a"][k][0][i, 0], f.detail["a"][k][0][i, 0]) for k in e.detail["a"] if k in f.detail["a"]]
@@ -511,6 +533,7 @@ def padding_value(kernel, w, floats: str) -> bool:
 # neither faults nor races), and so is an element no program writes (a twin fixed by `requires` cannot even
 # be launched at those sizes): for them the confirmation above is the whole check.
 IN_OUTPUT = {
+    "rescale",
     "contraction",
     "alignment",
     "tag",

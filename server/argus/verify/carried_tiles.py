@@ -24,7 +24,7 @@ from argus.dsl import ir
 from argus.verify.contributions import carried_args, summed_values, written_values
 from argus.verify.model import Access, Contraction, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, substitute
-from argus.verify.values import coord_list, coord_ranges
+from argus.verify.values import coord_list, coord_ranges, is_float
 
 
 def carried_tile_obligations(first) -> list[Obligation]:
@@ -82,4 +82,125 @@ def next_tile(write: Access, c: Contraction, loop: Loop, op: ir.Op) -> Obligatio
         shown,
         [(loop.span, f"each iteration of the `{loop.name}` loop computes a tile"), (write.span, "stored here")],
         f"start the tile's sum inside the `{loop.name}` loop (`acc = zeros(...)` before its K loop)",
+    )
+
+
+# ---- a sum without a dot, carried across a persistent walk ---------------------------------------------------
+
+
+def carried_sum_obligations(first, grid: list[z3.ArithRef]) -> list[Obligation]:
+    """AR318 for sums no dot feeds: in a persistent walk (`for row in range(program_id(a), n, P)` with P the
+    grid's extent along a), each iteration is a new work item of this program. A value written inside the
+    walk that takes in a float the walk carries from its previous iteration (a sum of squares zeroed once
+    before a persistent RMSNorm's row loop) mixes in the earlier items. The claim, for each load the carried
+    value sums: the next iteration reads the same elements; z3 refutes it with the two rows. Dots are left to
+    `carried_tile_obligations` (a K split across iterations of one tile is right there)."""
+    loops = {op.span: op for op in ir.walk_ops(first.kernel.body) if op.kind == "for"}
+    loads = {id(a.op): a for a in first.accesses if a.kind == "load" and a.op is not None}
+    obligations: list[Obligation] = []
+    seen: set[tuple[int, int]] = set()
+    for write, value in written_values(first):
+        sources = upstream(value)
+        for loop in write.context.loops:
+            op = loops.get(loop.span)
+            if op is None or not persistent(loop, first.program, grid):
+                continue
+            body = op.regions[0]
+            for k, arg in enumerate(body.args[1:]):
+                if arg.id not in sources or not is_float(arg.type) or (id(op), k) in seen:
+                    continue
+                if not accumulates(body.yields[k], {arg.id}):
+                    continue  # a value carried as it is, or replaced (a row prefetched for the next iteration)
+                summed = upstream(body.yields[k], stop=arg.id)
+                if any(v.op is not None and v.op.kind == "dot" for v in summed.values()):
+                    continue
+                seen.add((id(op), k))
+                for v in summed.values():
+                    access = loads.get(id(v.op)) if v.op is not None else None
+                    if access is not None and v.op.kind == "load":
+                        obligations.append(next_item(access, loop, op, k, write))
+                        break
+    return obligations
+
+
+def accumulates(value: ir.Value, carried: set[int]) -> bool:
+    """Whether `value`, what a loop yields, adds to (or takes the max or min with) the value it carries, in
+    `carried`: directly, through casts, or through an inner loop that starts from it and accumulates."""
+    op = value.op
+    if op is None:
+        return False
+    if op.kind == "cast":
+        return accumulates(op.operands[0], carried)
+    if op.kind == "for":
+        k = next(n for n, r in enumerate(op.results) if r.id == value.id)
+        inner = op.regions[0].args[1 + k]
+        return op.operands[3 + k].id in carried and accumulates(op.regions[0].yields[k], carried | {inner.id})
+    combines = (op.kind == "binary" and op.attrs.get("op") in ("+", "-")) or (
+        op.kind == "math" and op.attrs.get("fn") in ("maximum", "minimum")
+    )
+    return combines and any(o.id in carried for o in op.operands)
+
+
+def upstream(value: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
+    """The values `value` is computed from (itself included), through every op and nested region; a block
+    argument ends the walk (`stop`, the carried value itself, is not passed)."""
+    found: dict[int, ir.Value] = {}
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v.id in found or v.id == stop:
+            continue
+        found[v.id] = v
+        if v.op is not None:
+            stack.extend(v.op.operands)
+            for region in v.op.regions:
+                stack.extend(region.yields)
+    return found
+
+
+def persistent(loop: Loop, program: list[z3.ArithRef], grid: list[z3.ArithRef]) -> bool:
+    """A walk whose iterations are distinct work items of one program: it starts at a program id (times c)
+    and steps by the grid's extent along that axis (times the same c)."""
+    names = free_names(loop.start)
+    for pid, extent in zip(program, grid, strict=False):
+        if names != {str(pid)}:
+            continue
+        if z3.eq(z3.simplify(loop.start * extent - loop.step * pid), z3.IntVal(0)):
+            return True
+    return False
+
+
+def next_item(access: Access, loop: Loop, op: ir.Op, k: int, write: Access) -> Obligation:
+    """AR318's claim for one load a carried sum takes in: at the next iteration of the walk it reads the same
+    elements (refuted: the sum starts from another item's)."""
+    following = loop.iv + loop.step
+    pairs = [(loop.iv, following)]
+    same = [index == substitute(index, pairs) for index in access.indices]
+    name = op.attrs["carried"][k] if op.attrs.get("carried") else "the sum"
+    init = op.operands[3 + k].op
+    span = init.span if init is not None else access.span
+    shown: list[tuple[str, z3.ExprRef]] = [(f"the next iteration: {loop.name}", following)]
+    for axis, (index, label) in enumerate(zip(access.indices, access.labels, strict=True)):
+        shown.append((f"{access.tensor} index {axis} ({label}) now", index))
+        shown.append((f"{access.tensor} index {axis} ({label}) at the next iteration", substitute(index, pairs)))
+    return Obligation(
+        "carried_tile",
+        "AR318",
+        span,
+        f"`{name}` is carried across the `{loop.name}` loop, a persistent walk whose iterations are different "
+        f"work items: the next one starts from this one's sum",
+        z3.And(*same),
+        [*access.context.assumptions, access.mask, substitute(loop.inside, pairs), *coord_ranges(access.shape)]
+        if loop.inside is not None
+        else [*access.context.assumptions, access.mask, *coord_ranges(access.shape)],
+        list(access.context.loops),
+        list(access.program),
+        coord_list(access.shape),
+        shown,
+        [
+            (access.span, "summed from here"),
+            (loop.span, f"each iteration of `{loop.name}` is a new work item"),
+            (write.span, "stored here"),
+        ],
+        f"start `{name}` inside the `{loop.name}` loop ({name} = zeros(...) at the top of each iteration)",
     )

@@ -13,6 +13,7 @@ from argus.verify.infinite_rows import later_iterations, mentions, running_maxim
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
 from argus.verify.padding_checks import lane_tree
+from argus.verify.rescaled_sums import rescale_obligations
 from argus.verify.rules import rule
 from argus.verify.terms import (
     free_names,
@@ -83,6 +84,7 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
                 arg.layout.pop(key, None)  # from the third attempt on: no carried layout at all
     if ev.recording:
         prove_invariants(ev, op, loop, context, inner, inits, args, yields)
+        rescale_obligations(ev, op, loop, inner)
     ev.invariants = saved_invariants
     stop = ev.int_term(ev.get(op.operands[1]))
     for k, (result, init, arg) in enumerate(zip(op.results, inits, args, strict=True)):

@@ -13,7 +13,7 @@ from argus.dsl import ir
 from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
-from argus.verify.carried_tiles import carried_tile_obligations
+from argus.verify.carried_tiles import carried_sum_obligations, carried_tile_obligations
 from argus.verify.contraction_coverage import contraction_coverage_obligations
 from argus.verify.contributions import double_count_obligations
 from argus.verify.coverage import coverage_obligations
@@ -235,6 +235,7 @@ def collect(
     obligations += coverage_obligations(first, grid)
     obligations += contraction_coverage_obligations(first, grid)
     obligations += carried_tile_obligations(first)
+    obligations += carried_sum_obligations(first, grid)
     obligations += walked_axis_obligations(first)
     prover = Prover(
         shared.sizes,
