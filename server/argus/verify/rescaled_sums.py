@@ -103,8 +103,8 @@ def exponential_of(value: ir.Value, new: int) -> bool:
 
 
 def scaled(use: ir.Op, sum_arg: ir.Value, old: int, new: int) -> bool | str:
-    """True where this use multiplies the carried sum by a factor of the old and the new max; otherwise why
-    not (None where the use is one this check does not judge)."""
+    """True where this use multiplies the carried sum by a factor of the old and the new max, or is one this
+    check does not judge (a `where`, a math function); otherwise why the sum goes unscaled."""
     if use.kind == "binary" and use.attrs.get("op") == "*":
         factor = next((o for o in use.operands if o.id != sum_arg.id and sum_arg.id not in upstream(o)), None)
         if factor is None:
