@@ -22,6 +22,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.contributions import carried_args, summed_values, written_values
+from argus.verify.dataflow import upstream
 from argus.verify.model import Access, Contraction, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges, is_float
@@ -139,23 +140,6 @@ def accumulates(value: ir.Value, carried: set[int]) -> bool:
         op.kind == "math" and op.attrs.get("fn") in ("maximum", "minimum")
     )
     return combines and any(o.id in carried for o in op.operands)
-
-
-def upstream(value: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
-    """The values `value` is computed from (itself included), through every op and nested region; a block
-    argument ends the walk (`stop`, the carried value itself, is not passed)."""
-    found: dict[int, ir.Value] = {}
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if v.id in found or v.id == stop:
-            continue
-        found[v.id] = v
-        if v.op is not None:
-            stack.extend(v.op.operands)
-            for region in v.op.regions:
-                stack.extend(region.yields)
-    return found
 
 
 def persistent(loop: Loop, program: list[z3.ArithRef], grid: list[z3.ArithRef]) -> bool:

@@ -9,6 +9,7 @@ import z3
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
 from argus.verify.data_zeros import counted_sum
+from argus.verify.dataflow import upstream
 from argus.verify.infinite_rows import later_iterations, mentions, running_maxima
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
@@ -58,7 +59,8 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     loop.inside, loop.stop = inside, stop
     for value in op.regions[0].args[1:]:
         ev.accumulators[value.id] = loop  # a carried value: `acc + x` in the body accumulates x
-    ev.carried_next |= yield_sources(body)
+    # an `acc + x` accumulates x across iterations only when its result reaches a yield (padding_checks)
+    ev.carried_next |= set(upstream(*body.yields))
     inner = context.child(inside, loop)
     has_invariant = any(o.kind == "invariant" for o in body.ops)
     # pass 1: every carried value havocked, to learn which ones the body leaves unchanged
@@ -113,23 +115,6 @@ def running_max_lanes(
         if first is not None and mentions(first, set(ev.shared.carried)):
             first = None  # what another carried value decides at iteration 0 says nothing of later ones
         args[k].lanes = later_iterations(first, inits[k].lanes, iv, loop.start)
-
-
-def yield_sources(body: ir.Block) -> set[int]:
-    """The ids of the values a loop body's yields are computed from, through nested regions: an `acc + x` only
-    accumulates x across iterations when its result is among them (`store(y, cumsum(v) + carry)` does not)."""
-    seen: set[int] = set()
-    stack = list(body.yields)
-    while stack:
-        value = stack.pop()
-        if value.id in seen:
-            continue
-        seen.add(value.id)
-        if value.op is not None:
-            stack.extend(value.op.operands)
-            for region in value.op.regions:
-                stack.extend(region.yields)
-    return seen
 
 
 def run_body(ev: Evaluator, body: ir.Block, iv: z3.ArithRef, args: list[Sym], context: Context) -> list[Sym]:

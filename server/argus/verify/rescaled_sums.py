@@ -23,6 +23,7 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
+from argus.verify.dataflow import upstream
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 
@@ -78,22 +79,6 @@ def uses_of(value: ir.Value, users: dict[int, list[ir.Op]]) -> list[ir.Op]:
                 stack.append(op.results[0])
             else:
                 found.append(op)
-    return found
-
-
-def upstream(value: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
-    """The values `value` is computed from (itself included), through every op and nested region."""
-    found: dict[int, ir.Value] = {}
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if v.id in found or v.id == stop:
-            continue
-        found[v.id] = v
-        if v.op is not None:
-            stack.extend(v.op.operands)
-            for region in v.op.regions:
-                stack.extend(region.yields)
     return found
 
 
