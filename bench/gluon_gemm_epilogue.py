@@ -159,11 +159,20 @@ def _mma_partition(
     if TAIL_CHUNKS > 0 and my_tiles > 0:
         # nothing overlaps the last tile's epilogue: these 8 warps take its first TAIL_CHUNKS row slices
         rows: gl.constexpr = gl.BlockedLayout([1, 8], [1, 32], [num_warps, 1], [1, 0])
-        pm, pn = _tile_of(gl.program_id(0) + (my_tiles - 1) * NUM_SMS, tiles_m, tiles_n, GROUP_M)
-        rn = pn * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, rows))
-        bias = gl.load(bias_ptr + rn, mask=rn < N, other=0.0).to(gl.float32)
+        pm, rn, bias = _tile_columns(my_tiles - 1, tiles_m, tiles_n, bias_ptr, N, BN, rows, GROUP_M, NUM_SMS)
         for r in gl.static_range(TAIL_CHUNKS):
             _epilogue_rows(c_buf, r, pm, rn, bias, c_ptr, M, N, stride_cm, rows, SUB_M, MODE)
+
+
+@gluon.jit
+def _tile_columns(
+    j, tiles_m, tiles_n, bias_ptr, N, BN: gl.constexpr, rows: gl.constexpr, GROUP_M: gl.constexpr, NUM_SMS: gl.constexpr
+):
+    """This program's tile j of its walk, for an epilogue in the layout `rows`: its row tile, its columns and
+    the bias over them (f32, 0 past N)."""
+    pm, pn = _tile_of(gl.program_id(0) + j * NUM_SMS, tiles_m, tiles_n, GROUP_M)
+    rn = pn * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, rows))
+    return pm, rn, gl.load(bias_ptr + rn, mask=rn < N, other=0.0).to(gl.float32)
 
 
 @gluon.jit
@@ -231,9 +240,7 @@ def _epilogue_partition(
     tiles_n = gl.cdiv(N, BN)
     my_tiles = gl.cdiv(tiles_m * tiles_n - gl.program_id(0), NUM_SMS)
     for j in range(my_tiles):
-        pm, pn = _tile_of(gl.program_id(0) + j * NUM_SMS, tiles_m, tiles_n, GROUP_M)
-        rn = pn * BN + gl.arange(0, BN, layout=gl.SliceLayout(0, rows))
-        bias = gl.load(bias_ptr + rn, mask=rn < N, other=0.0).to(gl.float32)
+        pm, rn, bias = _tile_columns(j, tiles_m, tiles_n, bias_ptr, N, BN, rows, GROUP_M, NUM_SMS)
         mbarrier.wait(c_ready, j & 1)
         last = j == my_tiles - 1
         for r in gl.static_range(BM // SUB_M):
