@@ -1,11 +1,16 @@
-"""AR318 (verify/carried_tiles.py): a dot's accumulator carried from one tile of a loop into the next.
+"""AR318 (verify/carried_tiles.py): a dot's accumulator carried from one tile of a loop into the next, and a
+sum no dot feeds carried from one work item of a persistent walk into the next.
 
-The buggy persistent GEMM and its fixed twin are in the corpus (carried_persistent_gemm_acc_not_reset); here,
-the kernels that carry a sum across a loop on purpose, which must not be reported: a sum over a batch stored
-into one tile, and a linear-attention state whose chunks add to it and which is stored once a chunk.
+The buggy persistent GEMM and LayerNorm and their fixed twins are in the corpus
+(carried_persistent_gemm_acc_not_reset, carried_persistent_layernorm_sums_not_reset); here, the kernels that
+carry a sum across a loop on purpose, which must not be reported: a sum over a batch stored into one tile, a
+linear-attention state whose chunks add to it and which is stored once a chunk, a per-program partial sum
+stored after its walk, a running total over one row's column blocks, a row prefetched for the next iteration.
 """
 
 from __future__ import annotations
+
+from test_scans_and_atomics import CARRIED_SCAN
 
 from argus.dsl.check import check_source
 from argus.verify import verify_check
@@ -139,20 +144,6 @@ kernel colsum(x: f32[M, N], partial: out f32[P, N]):
     store(partial[program_id(0), cols], acc, mask=cols < N)
 """
 
-RUNNING_TOTAL = """
-kernel cumsum_rows(x: f32[M, N], y: out f32[M, N]):
-    tile BN = 64
-    grid (M,)
-    row = program_id(0)
-    carry = 0.0
-    for c0 in range(0, N, BN):
-        cols = c0 + arange(BN)
-        v = load(x[row, cols], mask=cols < N, other=0)
-        store(y[row, cols], cumsum(v, 0) + carry, mask=cols < N)
-        carry += sum(v, axis=0)
-"""
-
-
 PREFETCH = """
 kernel scale(x: f32[M, N], y: out f32[M, N]):
     tile BN = 64, P = 4
@@ -171,6 +162,6 @@ def test_sums_carried_on_purpose_are_not_reported():
     # a per-program partial sum over the walk, stored after it; a running total over one row's column blocks
     # (not a persistent walk: each iteration is the same row's next block)
     assert [d.code for d in diagnostics(PARTIAL_SUMS)] == []
-    assert [d.code for d in diagnostics(RUNNING_TOTAL)] == []
+    assert [d.code for d in diagnostics(CARRIED_SCAN.format(step="+= sum(v, axis=0)"))] == []
     # the next row loaded ahead and carried into the next iteration: replaced, not accumulated
     assert [d.code for d in diagnostics(PREFETCH)] == []
