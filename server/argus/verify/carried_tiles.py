@@ -101,11 +101,10 @@ def carried_sum_obligations(first, grid: list[z3.ArithRef]) -> list[Obligation]:
     obligations: list[Obligation] = []
     seen: set[tuple[int, int]] = set()
     for write, value in written_values(first):
-        sources = upstream(value)
-        for loop in write.context.loops:
-            op = loops.get(loop.span)
-            if op is None or not persistent(loop, first.program, grid):
-                continue
+        walks = [(loop, loops[loop.span]) for loop in write.context.loops if loop.span in loops]
+        walks = [(loop, op) for loop, op in walks if persistent(loop, first.program, grid)]
+        sources = upstream(value) if walks else {}
+        for loop, op in walks:
             body = op.regions[0]
             for k, arg in enumerate(body.args[1:]):
                 if arg.id not in sources or not is_float(arg.type) or (id(op), k) in seen:
@@ -116,11 +115,9 @@ def carried_sum_obligations(first, grid: list[z3.ArithRef]) -> list[Obligation]:
                 if any(v.op is not None and v.op.kind == "dot" for v in summed.values()):
                     continue
                 seen.add((id(op), k))
-                for v in summed.values():
-                    access = loads.get(id(v.op)) if v.op is not None else None
-                    if access is not None and v.op.kind == "load":
-                        obligations.append(next_item(access, loop, op, k, write))
-                        break
+                access = next((loads[id(v.op)] for v in summed.values() if id(v.op) in loads), None)
+                if access is not None:
+                    obligations.append(next_item(access, loop, op, k, write))
     return obligations
 
 
@@ -160,6 +157,7 @@ def next_item(access: Access, loop: Loop, op: ir.Op, k: int, write: Access) -> O
     following = loop.iv + loop.step
     pairs = [(loop.iv, following)]
     same = [index == substitute(index, pairs) for index in access.indices]
+    next_exists = [substitute(loop.inside, pairs)] if loop.inside is not None else []
     name = op.attrs["carried"][k] if op.attrs.get("carried") else "the sum"
     init = op.operands[3 + k].op
     span = init.span if init is not None else access.span
@@ -174,9 +172,7 @@ def next_item(access: Access, loop: Loop, op: ir.Op, k: int, write: Access) -> O
         f"`{name}` is carried across the `{loop.name}` loop, a persistent walk whose iterations are different "
         f"work items: the next one starts from this one's sum",
         z3.And(*same),
-        [*access.context.assumptions, access.mask, substitute(loop.inside, pairs), *coord_ranges(access.shape)]
-        if loop.inside is not None
-        else [*access.context.assumptions, access.mask, *coord_ranges(access.shape)],
+        [*access.context.assumptions, access.mask, *next_exists, *coord_ranges(access.shape)],
         list(access.context.loops),
         list(access.program),
         coord_list(access.shape),

@@ -9,7 +9,6 @@ import z3
 from argus.dsl import ir
 from argus.verify.claims import tag_reads
 from argus.verify.data_zeros import counted_sum
-from argus.verify.dataflow import upstream
 from argus.verify.infinite_rows import later_iterations, mentions, running_maxima
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
@@ -59,8 +58,6 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     loop.inside, loop.stop = inside, stop
     for value in op.regions[0].args[1:]:
         ev.accumulators[value.id] = loop  # a carried value: `acc + x` in the body accumulates x
-    # an `acc + x` accumulates x across iterations only when its result reaches a yield (padding_checks)
-    ev.carried_next |= set(upstream(*body.yields))
     inner = context.child(inside, loop)
     has_invariant = any(o.kind == "invariant" for o in body.ops)
     # pass 1: every carried value havocked, to learn which ones the body leaves unchanged

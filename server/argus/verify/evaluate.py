@@ -24,6 +24,7 @@ from argus.dsl.spans import Span
 
 # importing the rule modules registers their rules in RULES
 from argus.verify import atomics, claims, control_flow, dot, elementwise, memory, scans, shapes  # noqa: F401
+from argus.verify.dataflow import upstream
 from argus.verify.model import Access, Context, Contraction, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import POSITIVE, Leaf
 from argus.verify.rules import RULES, UNSUPPORTED
@@ -49,7 +50,11 @@ class Evaluator:
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
-        self.carried_next: set[int] = set()  # ids of values a loop's next iteration takes in (its yields' sources)
+        # ids of the values some loop's next iteration takes in (its yields' sources): an `acc + x` accumulates x
+        # across iterations only where its result is among them (padding_checks.accumulation)
+        self.carried_next = {
+            v for op in ir.walk_ops(self.kernel.body) if op.kind == "for" for v in upstream(*op.regions[0].yields)
+        }
         self.zero_trips: dict[int, ZeroTrip] = {}  # a loop's "runs no iteration" condition (z3 id) -> AR314
         self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign
