@@ -332,7 +332,6 @@ CONFIG = {
     "SUB_M": 16,
     "EPILOGUE_REGS": 120,
     "TAIL_CHUNKS": 5,
-    "maxnreg": None,
 }
 MODES = {"none": 0, "bias": 1, "bias_gelu": 2, "bias_gelu_poly": 3}
 
@@ -344,28 +343,31 @@ def descriptors(A: torch.Tensor, B: torch.Tensor, config: dict) -> tuple:
     return (TensorDescriptor.from_tensor(A, [BM, BK], a_layout), TensorDescriptor.from_tensor(B, [BK, BN], b_layout))
 
 
-def launch(A, B, bias, C, mode: str, config: dict, num_sms: int) -> None:
-    M, K = A.shape
-    N = B.shape[1]
+def kernel_arguments(A, B, bias, C, mode: str, config: dict, num_sms: int) -> dict:
+    """The kernel's arguments by name, for a launch and for the compile report alike."""
     a_desc, b_desc = descriptors(A, B, config)
-    gemm_epilogue_ws_kernel[(num_sms,)](
-        a_desc,
-        b_desc,
-        C,
-        bias,
-        M,
-        N,
-        K,
-        C.stride(0),
-        config["GROUP_M"],
-        num_sms,
-        config["STAGES"],
-        config["SUB_M"],
-        MODES[mode],
-        config["TAIL_CHUNKS"],
-        config["EPILOGUE_REGS"],
-        num_warps=8,
-    )
+    return {
+        "a_desc": a_desc,
+        "b_desc": b_desc,
+        "c_ptr": C,
+        "bias_ptr": bias,
+        "M": A.shape[0],
+        "N": B.shape[1],
+        "K": A.shape[1],
+        "stride_cm": C.stride(0),
+        "GROUP_M": config["GROUP_M"],
+        "NUM_SMS": num_sms,
+        "STAGES": config["STAGES"],
+        "SUB_M": config["SUB_M"],
+        "MODE": MODES[mode],
+        "TAIL_CHUNKS": config["TAIL_CHUNKS"],
+        "EPILOGUE_REGS": config["EPILOGUE_REGS"],
+        "num_warps": 8,
+    }
+
+
+def launch(A, B, bias, C, mode: str, config: dict, num_sms: int) -> None:
+    gemm_epilogue_ws_kernel[(num_sms,)](**kernel_arguments(A, B, bias, C, mode, config, num_sms))
 
 
 # ---- here: the sm_90 compile report ------------------------------------------------------------------------------
@@ -377,27 +379,8 @@ def compile_only(config: dict) -> dict:
     from triton.runtime.jit import mangle_type
 
     A = torch.empty(4096, 4096, dtype=torch.float16)
-    B = torch.empty(4096, 4096, dtype=torch.float16)
-    a_desc, b_desc = descriptors(A, B, config)
+    values = kernel_arguments(A, A, A[0], A, "bias_gelu_poly", config, 132)
     fn = gemm_epilogue_ws_kernel
-    values = {
-        "a_desc": a_desc,
-        "b_desc": b_desc,
-        "c_ptr": A,
-        "bias_ptr": A,
-        "M": 4096,
-        "N": 4096,
-        "K": 4096,
-        "stride_cm": 4096,
-        "GROUP_M": config["GROUP_M"],
-        "NUM_SMS": 132,
-        "STAGES": config["STAGES"],
-        "SUB_M": config["SUB_M"],
-        "MODE": 3,
-        "TAIL_CHUNKS": config["TAIL_CHUNKS"],
-        "EPILOGUE_REGS": config["EPILOGUE_REGS"],
-        "num_warps": 8,
-    }
     signature, constexprs = {}, {}
     for index, param in enumerate(fn.params):
         if param.is_constexpr:
@@ -409,7 +392,7 @@ def compile_only(config: dict) -> dict:
     compiled = triton.compile(
         GluonASTSource(fn, signature, constexprs, attrs),
         target=GPUTarget("cuda", 90, 32),
-        options={"num_warps": 8, **({"maxnreg": config["maxnreg"]} if config["maxnreg"] else {})},
+        options={"num_warps": values["num_warps"]},
     )
     with tempfile.TemporaryDirectory() as tmp:
         ptx = Path(tmp) / "kernel.ptx"
