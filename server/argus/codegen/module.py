@@ -18,6 +18,8 @@ from argus.codegen.body import (
     strides_of,
 )
 from argus.codegen.errors import CodegenError
+from argus.codegen.gluon_gemm import IMPORTS as GLUON_IMPORTS
+from argus.codegen.gluon_gemm import gluon_source, launcher_source, recognize
 from argus.codegen.host import counts_function, fact_tensors, launch_arguments, launch_function
 from argus.codegen.math_lowering import helper_source, helpers_used
 from argus.codegen.model import ModelInfo, check_model_names, model_info, model_lines
@@ -77,6 +79,9 @@ def generate(check: CheckResult, origin: str = "an Argus file") -> GeneratedModu
     for text in runtime[body_start:].splitlines():
         lines.add(0, text)
     lines.extend(scan_combines(check))
+    if any(uses_gluon(kernel) for kernel in check.analysis.kernels.values()):
+        for text in GLUON_IMPORTS.splitlines():
+            lines.add(0, text)
     kernels: dict[str, KernelInfo] = {}
     spans: dict[str, tuple[int, int]] = {}
     taken: set[str] = set()
@@ -187,6 +192,8 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
     lines.extend(body)
     lines.add(0, "")
     lines.add(0, "")
+    if uses_gluon(kernel):
+        lines.extend(gluon_lines(kernel, parameters))
     lines.extend(launch_function(kernel, f"_{name}_launch"))
     lines.add(0, "")
     lines.add(0, "")
@@ -210,6 +217,31 @@ def kernel_lines(kernel: ir.KernelIR) -> Lines:
     lines.add(0, "")
     lines.add(0, f"{name}.autotuned = {name}_autotuned")
     lines.add(0, f'_{name}_entry["launcher"] = {name}')
+    return lines
+
+
+def uses_gluon(kernel: ir.KernelIR) -> bool:
+    setting = kernel.policy.get("epilogue_warps")
+    return setting is not None and any([setting.value, *setting.tune])
+
+
+def gluon_lines(kernel: ir.KernelIR, parameters: list[str]) -> Lines:
+    """`policy epilogue_warps`: the Gluon kernel (argus.codegen.gluon_gemm), its launch, and `_NAME_jit`, which
+    dispatches between it and the Triton kernel (the interpreter runs the Triton kernel)."""
+    name = kernel.name
+    shape = recognize(kernel)
+    strides = {p.name: strides_of(kernel, p)[0] for p in tensor_params(kernel) if p.name in shape.tensors}
+    lines = Lines()
+    for text in (gluon_source(name, shape) + launcher_source(kernel, shape, strides)).splitlines():
+        lines.add(0, text)
+    positional = [p for p in parameters if ":" not in p]  # the jit's arguments, before its constexprs
+    lines.add(0, "")
+    lines.add(0, "")
+    lines.add(0, f"_{name}_jit = {name}_kernel")
+    lines.add(0, "if not triton.knobs.runtime.interpret:")
+    lines.add(1, f"_{name}_jit = _ArgusGluonDispatch({name}_kernel, _{name}_gluon_launch, {positional!r})")
+    lines.add(0, "")
+    lines.add(0, "")
     return lines
 
 
@@ -293,7 +325,9 @@ def entry(kernel: ir.KernelIR, tma_tensors: list[str], tma_folded: dict[str, int
     lines.add(0, f"_{name}_entry = {{")
     lines.add(1, f'"name": {name!r},')
     lines.add(1, '"launcher": None,  # set below, once the launcher is defined')
-    lines.add(1, f'"jit": {name}_kernel,')
+    lines.add(1, f'"jit": _{name}_jit,' if uses_gluon(kernel) else f'"jit": {name}_kernel,')
+    # whether the launcher hands `epilogue_warps` on to the dispatcher (the interpreter runs the Triton kernel)
+    lines.add(1, '"gluon": not triton.knobs.runtime.interpret,' if uses_gluon(kernel) else '"gluon": False,')
     lines.add(1, '"params": [')
     for spec in parameter_specs(kernel):
         lines.add(2, f"{spec!r},", spec_line(kernel, spec["name"]))

@@ -33,7 +33,7 @@ _TORCH_DTYPES = {
     "f64": torch.float64,
 }
 _ARGUS_DTYPES = {torch_dtype: name for name, torch_dtype in _TORCH_DTYPES.items() if torch_dtype is not None}
-_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma", "warp_specialize", "flatten")
+_POLICY = ("num_warps", "num_stages", "num_ctas", "maxnreg", "tma", "warp_specialize", "flatten", "epilogue_warps")
 _LOOP_FLAGS = {"warp_specialize": "ARGUS_WS", "flatten": "ARGUS_FLATTEN"}  # policy -> the jit's constexpr
 _PRECISIONS = ("ieee", "tf32x3", "tf32", "bf16x3", "bf16x6")  # what a string tile constant may name
 # Whether Triton's CPU interpreter runs the kernels (TRITON_INTERPRET=1 when triton was imported): it refuses the
@@ -378,6 +378,11 @@ def _launch(kernel, args, kwargs, autotune=False):
             # the pointer form of a kernel with TMA descriptors (policy tma = 0, or the launcher's fallback)
             # runs unspecialized: Triton's Hopper warp specialization partitions descriptor loads
             tma[flag] = 0 if setting == "warp_specialize" and tma.get("ARGUS_TMA") == 0 else int(value)
+    warps = policy.pop("epilogue_warps", None)
+    if warps is not None and kernel.get("gluon") and not autotune:
+        # for the Gluon dispatcher (the gate may have put a recorder in its place): the Triton kernel has no
+        # such parameter, and the autotuner tunes the Triton kernel only
+        policy["epilogue_warps"] = warps
     if not autotune:
         scope = {**sizes, **scalars, **constants, **facts}
         _check_requires(kernel, scope)
@@ -409,6 +414,38 @@ def _launch(kernel, args, kwargs, autotune=False):
 
     _start_accumulated(kernel, values)
     _autotuned(kernel, fixed, policy)[grid](*arguments, **fixed, **tma)
+
+
+class _ArgusGluonDispatch:
+    """`entry["jit"]` of a kernel with `policy epilogue_warps` (argus.codegen.gluon_gemm): launched as its Triton
+    kernel is (`jit[grid](*args, **kwargs)`), it runs the Gluon kernel where that can run (an sm_90 GPU, f16
+    operands TMA can read, the tile shape the MMA partition takes) and the Triton lowering of the same source
+    everywhere else. Everything else (the gate's compile, the autotuner) reads the Triton kernel."""
+
+    def __init__(self, jit, gluon_launch, names):
+        self.jit, self.gluon_launch, self.names = jit, gluon_launch, names
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            warps = kwargs.pop("epilogue_warps", 0)
+            if not (warps and self.gluon_launch(dict(zip(self.names, args, strict=True)), kwargs, warps)):
+                self.jit[grid](*args, **kwargs)
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.jit, name)
+
+
+def _gluon_ready(tensors, BM, BN, num_warps):
+    """Whether the Gluon GEMM runs: Hopper, TMA-readable f16 tensors, and a tile the 8-warp wgmma layout covers
+    (16 rows a warp, at most 256 columns)."""
+    if not all(t.is_cuda and t.dtype == torch.float16 for t in tensors):
+        return False
+    if torch.cuda.get_device_capability(tensors[0].device) != (9, 0):
+        return False
+    aligned = all(t.stride(-1) == 1 and t.data_ptr() % 16 == 0 and t.stride(0) * 2 % 16 == 0 for t in tensors)
+    return aligned and 16 * num_warps == BM and BN <= 256 and BN % 16 == 0
 
 
 def _tma_flag(kernel, values, wanted):
@@ -474,10 +511,10 @@ def _shared_memory_limit():
 
 
 def _fitting_configs(kernel, policy):
-    """The kernel's tune configurations as triton.Configs: once each (the launcher keeps tma, warp_specialize
-    and flatten at their declared values, so configurations that differ only there are one), and without those
-    whose estimated shared memory (`argus check`'s, in KERNELS) this GPU cannot give a program: left out, and
-    said through the `argus` logger, instead of failing at launch."""
+    """The kernel's tune configurations as triton.Configs: once each (the launcher keeps tma, warp_specialize,
+    flatten and epilogue_warps at their declared values, so configurations that differ only there are one), and
+    without those whose estimated shared memory (`argus check`'s, in KERNELS) this GPU cannot give a program:
+    left out, and said through the `argus` logger, instead of failing at launch."""
     import logging
 
     constants = set(kernel["constants"])
@@ -485,7 +522,8 @@ def _fitting_configs(kernel, policy):
     configs, seen = [], set()
     estimates = kernel.get("shared_memory") or [None] * len(kernel["configs"])
     for config, needed in zip(kernel["configs"] or [{}], estimates or [None]):  # noqa: B905
-        launch_settings = {k: v for k, v in config.items() if k in _POLICY and k != "tma" and k not in _LOOP_FLAGS}
+        kept = ("tma", "epilogue_warps", *_LOOP_FLAGS)  # the autotuner tunes the Triton kernel only
+        launch_settings = {k: v for k, v in config.items() if k in _POLICY and k not in kept}
         settings = {**policy, **launch_settings}
         meta = {k: v for k, v in config.items() if k in constants}
         key = (tuple(sorted(meta.items())), tuple(sorted(settings.items())))

@@ -39,4 +39,6 @@ POLICY_SETTINGS: dict[str, str] = {
     "(tl.range(..., warp_specialize=True)); 0: not",
     "flatten": "1: the outermost `range` loops ask Triton to flatten the loops nested in them into one pipelined "
     "loop (tl.range(..., flatten=True), for persistent kernels); 0: not",
+    "epilogue_warps": "4: a persistent GEMM's epilogue runs in 4 warps of its own, beside the MMAs of the next "
+    "tile, through Gluon on Hopper (docs/codegen.md); 0: after the K loop, in the same warps",
 }

@@ -141,6 +141,10 @@ def check_policy(an: KernelAnalyzer) -> None:
             if name in LOOP_FLAGS or name == "tma":
                 if value not in (0, 1) or isinstance(value, bool):
                     an.error("AR403", setting.span, f"{name} must be 0 or 1, not {value}")
+            elif name == "epilogue_warps":
+                # 4 beside 8 MMA warps leaves ptxas 168 registers a thread, enough for a 128 x 256 accumulator
+                if value not in (0, 4) or isinstance(value, bool):
+                    an.error("AR403", setting.span, f"epilogue_warps must be 0 or 4, not {value}")
             elif not isinstance(value, int) or value < 1:
                 an.error("AR403", setting.span, f"`{name}` must be a positive integer, not {value}")
             elif name == "num_warps" and (not is_power_of_two(value) or value > 32):

@@ -324,6 +324,9 @@ def compile_launch(entry: dict, target, device: str, grid, args: tuple, kwargs: 
     inside one of Triton's own passes carries `compiler_failure`, what compile_error_message says."""
     log = io.StringIO()
     native: list[str] = []
+    # a Gluon kernel's dispatcher (policy epilogue_warps) compiles its Triton lowering here; the Gluon kernel
+    # itself is compiled where it launches, on an sm_90 GPU
+    kwargs = {k: v for k, v in kwargs.items() if k != "epilogue_warps"}
     os.environ["TRITON_DUMP_PTXAS_LOG"] = "1"
     try:
         with tempfile.TemporaryDirectory(prefix="argus-triton-cache-") as cache:
