@@ -41,7 +41,11 @@ EXPERTS = ROOT / "skills" / "experts"
 SWEEPS: dict[str, dict] = {
     "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    "gemm_persistent": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 16}]},
+    # epilogue_warps: the epilogue in 4 warps of its own, through Gluon (argus.codegen.gluon_gemm)
+    "gemm_persistent": {
+        "sizes": ["large", "huge", "odd"],
+        "configs": [{}, {"GROUP_M": 16}, {"epilogue_warps": 4}, {"epilogue_warps": 4, "GROUP_M": 16}],
+    },
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
     "gemm_persistent_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
