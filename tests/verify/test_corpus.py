@@ -38,6 +38,7 @@ KINDS = {
     "NaN of a row with no real lane": {"AR317"},
     "operands on their own axes": {"AR319"},
     "narrow integers that do not wrap": {"AR320"},
+    "means over the real lanes only": {"AR322"},
 }
 
 
@@ -282,6 +283,8 @@ def confirm(kernel, w) -> str:
         if any(padding_value(kernel, w, floats) for floats in ("normal", "negative", "positive", "alternating")):
             return "confirmed"
         return "the padding lanes hold the reduction's identity at the witness"
+    if kind == "padded_mean":
+        return mean_over_padding(kernel, w)
     if kind == "double_count":
         return double_count(kernel, w)
     if kind == "contraction_coverage":
@@ -359,6 +362,52 @@ def double_count(kernel, w) -> str:
         ]
         written.append(set(outs))
     return "confirmed" if written[0] & written[1] else "the two programs add into different elements"
+
+
+def summed_by(kernel, line: int):
+    """The `sum` op a division (or a product) at `line` takes in, through casts and shape ops, and the other
+    operand: read from the kernel's IR, the way an engineer follows `ms = sum(v * v, axis=0) / BN` back."""
+    for op in walk_ops(kernel.body):
+        if op.kind != "binary" or op.attrs["op"] not in ("/", "*") or op.span.line != line:
+            continue
+        for k, value in enumerate(op.operands[: 1 if op.attrs["op"] == "/" else 2]):
+            source = value.op
+            while source is not None and source.kind in ("cast", "expand_dims", "broadcast_to", "reshape"):
+                source = source.operands[0].op
+            if source is not None and source.kind == "reduce" and source.attrs["fn"] == "sum":
+                return op, source, k
+    return None, None, None
+
+
+def mean_over_padding(kernel, w) -> str:
+    """At the witness's sizes, the sum the mean divides has a masked-off lane (the witness element) beside a real
+    one, and the divisor (run with data) is the number of lanes it adds up, more than the real lanes of its row."""
+    op, reduce, k = summed_by(kernel, w["line"])
+    if reduce is None:
+        return "no sum is divided at the witness's line"
+    element = tuple(w["element"].values())
+    real = [v for name, v in w["values"].items() if name.startswith("a real lane summed with it")]
+    for e in run_at(kernel, w, w["program"], w["iteration"], reduce.span.line, ("reduce",)):
+        valid, axis = e.detail["valid"], e.detail["axis"]
+        if e.detail["fn"] != "sum" or valid is None:
+            continue
+        axes = axis if isinstance(axis, tuple | list) else (axis,)
+        row = tuple(slice(None) if d in axes else c for d, c in enumerate(element))
+        beside = list(element)
+        for d, v in zip(axes, real, strict=False):
+            beside[d] = v
+        if valid[element] or not valid[tuple(beside)]:
+            return "the witness element is real, or the lane beside it is not"
+        width, kept = int(valid[row].size), int(valid[row].sum())
+        for f in run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise",), "normal"):
+            if f.detail["name"] != op.attrs["op"]:
+                continue
+            other = np.unique(np.asarray(f.detail["floats"][1 - k]))
+            divisor = 1 / other if op.attrs["op"] == "*" else other
+            if divisor.size == 1 and divisor[0] == width != kept:
+                return "confirmed"
+        return f"the sum of {kept} real lanes is not divided by its {width} lanes"
+    return "no masked sum at the witness"
 
 
 def walk_never_read(kernel, w) -> str:
@@ -544,6 +593,7 @@ IN_OUTPUT = {
     "double_count",
     "contraction_coverage",
     "paired_axes",
+    "padded_mean",
 }
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 
@@ -805,6 +855,21 @@ def test_a_vector_on_its_own_axis_is_not_confirmed_as_paired_with_another():
     _, witness = witness_of("paired_rmsnorm_weight_on_rows")
     witness["line"] -= 1  # the fixed twin has no `# expect` line
     assert confirm(fixed_twin("paired_rmsnorm_weight_on_rows"), witness) != "confirmed"
+
+
+def test_a_row_as_wide_as_its_tile_is_not_confirmed_as_a_mean_over_padding():
+    """mean_rmsnorm_divides_by_tile_width's witness at N = BN: no lane is masked off, dividing by BN is right."""
+    kernel, witness = witness_of("mean_rmsnorm_divides_by_tile_width")
+    assert confirm(kernel, witness) == "confirmed"
+    witness["sizes"] = dict(witness["sizes"], N=4096)
+    assert confirm(kernel, witness) == "the witness element is real, or the lane beside it is not"
+
+
+def test_a_mean_divided_by_the_real_count_is_not_confirmed():
+    """The same witness on the fixed twin, which divides by N: the divisor is not the tile's width."""
+    _, witness = witness_of("mean_rmsnorm_divides_by_tile_width")
+    witness["line"] -= 3  # the fixed twin's header is three lines shorter
+    assert confirm(fixed_twin("mean_rmsnorm_divides_by_tile_width"), witness).startswith("the sum of ")
 
 
 def test_a_difference_that_fits_its_dtype_is_not_confirmed_as_wrapping():

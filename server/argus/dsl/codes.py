@@ -90,6 +90,7 @@ CODES: dict[str, CodeInfo] = {
     "AR319": CodeInfo("a tile axis pairs unrelated indices", "error"),
     "AR320": CodeInfo("narrow integer arithmetic wraps", "error"),
     "AR321": CodeInfo("a sum beside a running max is not rescaled", "error"),
+    "AR322": CodeInfo("a mean counts padding lanes", "error"),
     # kernel structure and problem sizes
     "AR401": CodeInfo("missing or repeated grid", "error"),
     "AR402": CodeInfo("program axis outside the grid", "error"),

@@ -3,7 +3,8 @@ from attributes and scalars, and `binary`, `unary`, `compare`, `math`, `where` a
 operands to the result's shape and combine them element by element: terms, layouts (a statistic applied to
 other indices than it was computed from is AR311), tags, masks and, for a float result, what its lanes hold.
 A float `+`, `maximum` or `minimum` of a loop-carried value is an accumulation (AR313), a float `/` a division
-(AR314): padding_checks.py.
+(AR314): padding_checks.py; a sum divided by its tile's width is a mean that may count padding (AR322):
+padded_means.py.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from argus.dsl import ir
 from argus.verify.infinite_rows import nan_created
 from argus.verify.model import Context, Entry, Key, Obligation, Sym
 from argus.verify.narrow_ints import narrow_result
+from argus.verify.padded_means import padded_mean
 from argus.verify.padding import BINARY, MATH, UNARY, Leaf, Tree, const
 from argus.verify.padding_checks import accumulation, chosen, combined, division, lane_tree
 from argus.verify.paired_axes import paired_axes
@@ -225,6 +227,8 @@ def binary_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         accumulation(ev, op, "sum", [a, b], context)
     if name == "/" and is_float(op.result.type):
         division(ev, op, a, b, context)
+    if name in ("/", "*") and is_float(op.result.type):
+        padded_mean(ev, op, context)
     elementwise(ev, op, [a, b], term, context, lambda: combined(ev, [a, b], BINARY.get(name)))
     if name in ("+", "-") and is_float(op.result.type):
         nan_created(ev, op, a, b, ev.get(op.result), context)

@@ -13,7 +13,9 @@ of a carried tile, so "a reads 32, b reads 0" names an element that is not there
   column, hides what it is combined with);
 - padding (AR313) of a reduction or a dot: the row has a second real lane beside the one the witness shows.
   With one real lane a LayerNorm's output is 0 whatever the variance, so padding that spoils the variance
-  changes nothing there (padding_layernorm_variance_not_remasked at N = 1).
+  changes nothing there (padding_layernorm_variance_not_remasked at N = 1);
+- a mean over padding lanes (AR322): the same, a second real lane in the sum: a mean of one element is the
+  element, which shows the mistake less plainly than the mean of a row of two.
 
 The other kinds are visible by construction: an out-of-bounds index is one (AR301), two programs touching
 one element are a race (AR302, AR303), an element no program writes is a hole (AR304), a tag or invariant
@@ -36,6 +38,7 @@ from argus.verify.terms import substitute
 
 CONTRACTED = re.compile(r"^[ab]'s (.+) index$")  # dot.dot_rule's shown values: "a's K index"
 REAL_LANE = "a real lane of the same row"  # padding_checks' shown value: the row's real lane
+SUMMED_LANE = "a real lane summed with it"  # padded_means' shown value: a real lane of the mean's sum
 ALIGNED = re.compile(r"\(axis \d+, (.+)\) than it was computed from$")  # evaluate.alignment's message
 
 
@@ -57,6 +60,8 @@ def preferences(ob: Obligation, sizes: dict[str, z3.ArithRef], constants: dict[s
         return found + other_lanes(ob)
     if ob.kind == "padding":
         return [beside(ob, term) for name, term in ob.shown if name.startswith(REAL_LANE)]
+    if ob.kind == "padded_mean":
+        return [beside(ob, term) for name, term in ob.shown if name.startswith(SUMMED_LANE)]
     return []
 
 
