@@ -22,3 +22,30 @@ def upstream(*values: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
             for region in v.op.regions:
                 stack.extend(region.yields)
     return found
+
+
+def value_sources(*values: ir.Value) -> set[int]:
+    """Ids of the values whose numbers flow into `values` (themselves included): `upstream` without the edges
+    that carry only a decision, a comparison's operands, a `where`'s condition, a load's indices and mask. A
+    prefix sum compared against a threshold to choose lanes (top-p) decides what a carried sum takes in; it is
+    not summed into it."""
+    found: set[int] = set()
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if v.id in found:
+            continue
+        found.add(v.id)
+        op = v.op
+        if op is None or op.kind == "compare":
+            continue
+        if op.kind == "where":
+            stack.extend(op.operands[1:])
+        elif op.kind == "load":
+            other = ir.memory_access(op).other
+            stack.extend([other] if other is not None else [])
+        else:
+            stack.extend(op.operands)
+        for region in op.regions:
+            stack.extend(region.yields)
+    return found

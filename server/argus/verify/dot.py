@@ -15,7 +15,7 @@ from argus.verify.model import Context, Contraction, Entry, Key, Obligation, Sym
 from argus.verify.padding import BINARY
 from argus.verify.padding_checks import combined, dot_output, dot_padding
 from argus.verify.rules import rule
-from argus.verify.terms import COORDS, depends_on, move_coords
+from argus.verify.terms import COORDS, depends_on, free_names, move_coords
 from argus.verify.values import aligned, coord_ranges, is_int, merge_tags, shape_of
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ def dot_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     # of equal size would otherwise check clean while contracting over different dimensions (issue 17, 1).
     for a_key, a_entry, b_key, b_entry in (same or pairs) if ev.emitting else ():
         a_index, b_index = move_coords(a_entry.term, a_map), move_coords(b_entry.term, b_map)
+        if not same and same_run(a_index, b_index):
+            continue  # one run read through two encodings: W4's packed row rk // 2 against A's rk
         both = [v for v in (move_coords(a.valid, a_map), move_coords(b.valid, b_map)) if v is not None]
         ev.emit(
             Obligation(
@@ -120,6 +122,15 @@ def contraction(
         tile,
         shape_of(op.result.type),
     )
+
+
+def same_run(a_index: z3.ExprRef, b_index: z3.ExprRef) -> bool:
+    """Whether two contracted indices of different dimensions move with the same loop variables and program
+    ids, beyond the lane: a packed or grouped encoding of one run (`Bq[rk // 2, rn]` beside `A[rm, rk]`), not
+    a transposed operand, whose index moves with another run (W's `rn` where x's `rk` belongs)."""
+    lanes = {"i", "kk", "j"} | {str(c) for c in COORDS}
+    a_names, b_names = free_names(a_index) - lanes, free_names(b_index) - lanes
+    return bool(a_names) and a_names == b_names
 
 
 def dimensions(a_label: str, b_label: str) -> str:

@@ -24,7 +24,7 @@ from argus.dsl.spans import Span
 
 # importing the rule modules registers their rules in RULES
 from argus.verify import atomics, claims, control_flow, dot, elementwise, memory, scans, shapes  # noqa: F401
-from argus.verify.dataflow import upstream
+from argus.verify.dataflow import value_sources
 from argus.verify.model import Access, Context, Contraction, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import POSITIVE, Leaf
 from argus.verify.rules import RULES, UNSUPPORTED
@@ -50,10 +50,10 @@ class Evaluator:
         self.recording = True
         self.invariants: list[tuple[ir.Op, z3.BoolRef]] = []
         self.accumulators: dict[int, Loop] = {}  # a loop's carried values (block arguments) -> the loop
-        # ids of the values some loop's next iteration takes in (its yields' sources): an `acc + x` accumulates x
-        # across iterations only where its result is among them (padding_checks.accumulation)
+        # ids of the values whose numbers some loop's next iteration takes in (its yields' value sources): an
+        # `acc + x` accumulates x across iterations only where its result is among them (padding_checks.accumulation)
         self.carried_next = {
-            v for op in ir.walk_ops(self.kernel.body) if op.kind == "for" for v in upstream(*op.regions[0].yields)
+            v for op in ir.walk_ops(self.kernel.body) if op.kind == "for" for v in value_sources(*op.regions[0].yields)
         }
         self.zero_trips: dict[int, ZeroTrip] = {}  # a loop's "runs no iteration" condition (z3 id) -> AR314
         self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
