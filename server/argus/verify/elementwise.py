@@ -307,7 +307,7 @@ def where_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     fn = running_extremum(op)
     if fn is not None and not is_int(op.result.type):
         accumulation(ev, op, fn, [a, b], context, op.operands[1:])
-    elementwise(ev, op, [c, a, b], term, context, lambda: chosen(ev, c, a, b))
+    elementwise(ev, op, [c, a, b], term, context, lambda: chosen(ev, c, a, b, op.operands[0].op))
 
 
 def running_extremum(op: ir.Op) -> str | None:

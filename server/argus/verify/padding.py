@@ -102,6 +102,49 @@ POSITIVE = VSet(0.0, INF)  # a float scalar parameter (assumed positive: scales,
 UNDEFINED = VSet(-INF, INF, True, True, True)  # a masked load without `other`: whatever memory held
 
 
+# ---- comparisons -----------------------------------------------------------------------------------------
+TRUE, FALSE, EITHER = VSet(1.0, 1.0), VSet(0.0, 0.0), VSet(0.0, 1.0)  # a comparison's outcomes, as numbers
+
+
+def ends(x: VSet) -> tuple[float, float]:
+    """The least and the greatest number of an atom (an infinity is its own end)."""
+    if x.ninf:
+        return -math.inf, -math.inf
+    if x.pinf:
+        return math.inf, math.inf
+    return x.lo, x.hi
+
+
+def compare(sign: str, a: VSet, b: VSet) -> VSet:
+    """Which outcomes `a sign b` can have over the values of a and b: TRUE, FALSE or EITHER. Padding lanes that
+    loaded 0 fail `p > 0`, so `where(p > 0, p * log(p), 0)` holds 0 there (xlogy)."""
+    truth: set[bool] = set()
+    for x in a.atoms():
+        for y in b.atoms():
+            if x.nan or y.nan:
+                truth.add(sign == "!=")
+                continue
+            (xl, xh), (yl, yh) = ends(x), ends(y)
+            possible = {
+                "<": (xl < yh, xh >= yl),
+                "<=": (xl <= yh, xh > yl),
+                ">": (xh > yl, xl <= yh),
+                ">=": (xh >= yl, xl < yh),
+                "==": (xl <= yh and yl <= xh, not (xl == xh == yl == yh)),
+                "!=": (not (xl == xh == yl == yh), xl <= yh and yl <= xh),
+            }.get(sign)
+            if possible is None:
+                return EITHER
+            truth |= {True} if possible[0] else set()
+            truth |= {False} if possible[1] else set()
+    return TRUE if truth == {True} else FALSE if truth == {False} else EITHER
+
+
+def select(c: VSet, a: VSet, b: VSet) -> VSet:
+    """`where(c, a, b)` lane by lane, c one of compare's outcomes."""
+    return a if c == TRUE else b if c == FALSE else a.union(b)
+
+
 # ---- trees -------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Leaf:

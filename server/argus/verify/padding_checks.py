@@ -36,6 +36,7 @@ from argus.verify.padding import (
     apply,
     bounded,
     branch,
+    compare,
     const,
     harmless,
     is_zero,
@@ -43,10 +44,11 @@ from argus.verify.padding import (
     leaves,
     move,
     mul,
+    select,
 )
 from argus.verify.reached import reductions_reached
 from argus.verify.terms import COORDS, depends_on, free_names, move_coords, slope, substitute
-from argus.verify.values import aligned, coord_list, coord_ranges
+from argus.verify.values import aligned, coord_list, coord_ranges, is_float
 
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
@@ -87,11 +89,21 @@ def combined(ev: Evaluator, operands: list[Sym], rule: Callable[..., VSet] | Non
         return None
 
 
-def chosen(ev: Evaluator, c: Sym, a: Sym, b: Sym) -> Tree | None:
-    """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one."""
+def chosen(ev: Evaluator, c: Sym, a: Sym, b: Sym, condition: ir.Op | None = None) -> Tree | None:
+    """The lanes of `where(c, a, b)`: a branch on the condition when it is an integer one; for a comparison of
+    floats (`p > 0`), what it decides lane by lane from the compared values' lanes, where they are known."""
     if not ev.emitting or any(s.valid is not None and s.lanes is None for s in (a, b)):
         return None
     cond = c.term if c.term is not None and z3.is_bool(c.term) else None
+    if condition is not None and condition.kind == "compare" and is_float(condition.operands[0].type):
+        compared = [ev.get(v) for v in condition.operands]  # its term, if any, stands for unmodeled floats
+        if all(s.valid is None or s.lanes is not None for s in compared):
+            sign = condition.attrs["op"]
+            decided = apply(lambda x, y: compare(sign, x, y), [lane_tree(ev, s) for s in compared])
+            try:
+                return bounded(apply(select, [decided, lane_tree(ev, a), lane_tree(ev, b)]))
+            except (ArithmeticError, ValueError):
+                return None
     return bounded(branch(cond, lane_tree(ev, a), lane_tree(ev, b)))
 
 
