@@ -39,6 +39,7 @@ KINDS = {
     "operands on their own axes": {"AR319"},
     "narrow integers that do not wrap": {"AR320"},
     "means over the real lanes only": {"AR322"},
+    "partial sums reduced along their walked axis": {"AR323"},
 }
 
 
@@ -201,6 +202,15 @@ def confirm(kernel, w) -> str:
                 if a_idx[i, kk] != b_idx[kk, j]:
                     return "confirmed"
         return "the contracted indices agree at the witness"
+    if kind == "walked_sum":
+        # the loop runs the witness's iteration, its second (the lanes then take in a second index of the walked
+        # dimension), and the mistake runs: the update in the loop, or the reduction after it
+        concrete = Concrete(kernel, w["sizes"], tensor_data(kernel, w))
+        events = concrete.run(tuple(w["program"].values()))
+        loops = {k: v for k, v in w["iteration"].items() if not k.endswith(" iteration")}
+        second = any(all(e.loops.get(k) == v for k, v in loops.items()) for e in events)
+        mistake = any(e.line == w["line"] and e.kind in ("elementwise", "reduce") for e in events)
+        return "confirmed" if second and mistake else "the loop's second iteration or the mistake does not run"
     if kind == "rescale":
         # the sum's update runs at the witness's iteration, the loop's second: a block that can raise the max
         found = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise", "reduce"))
@@ -594,6 +604,7 @@ IN_OUTPUT = {
     "contraction_coverage",
     "paired_axes",
     "padded_mean",
+    "walked_sum",
 }
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 

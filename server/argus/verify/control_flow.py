@@ -21,6 +21,7 @@ from argus.verify.terms import (
     lower_bound,
 )
 from argus.verify.values import aligned, same_term, shape_of, substitute_all
+from argus.verify.walked_sums import walked_sum_obligations
 
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
@@ -84,6 +85,7 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
     if ev.recording:
         prove_invariants(ev, op, loop, context, inner, inits, args, yields)
         rescale_obligations(ev, op, loop, inner)
+        walked_sum_obligations(ev, op, loop, inner)
     ev.invariants = saved_invariants
     stop = ev.int_term(ev.get(op.operands[1]))
     for k, (result, init, arg) in enumerate(zip(op.results, inits, args, strict=True)):

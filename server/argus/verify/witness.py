@@ -37,7 +37,7 @@ class Counterexample(BaseModel):
     kind: str = Field(
         description="in_bounds | race_store | race_read | coverage | contraction | alignment | tag | tag_missing "
         "| invariant_entry | invariant_step | hint | padding | nan | division | double_count | contraction_coverage "
-        "| walked_axis | carried_tile | paired_axes | narrow_wrap | rescale | padded_mean"
+        "| walked_axis | carried_tile | paired_axes | narrow_wrap | rescale | padded_mean | walked_sum"
     )
     line: int = Field(description="0-based line of the program point")
     character: int = Field(description="0-based column of the program point")
