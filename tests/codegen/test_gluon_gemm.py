@@ -108,6 +108,24 @@ def test_an_epilogue_out_of_shape_is_refused_with_its_reason(epilogue, reason):
     assert reason in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        # half of K only: the Gluon kernel always runs the whole contraction
+        (("for k0 in range(0, K, BK):", "for k0 in range(0, K // 2, BK):"), "a K loop `for k0 in range(0, K, BK)`"),
+        (("acc = zeros((BM, BN), f32)", "acc = full((BM, BN), 1.0, f32)"), "from zeros"),
+        (("rm = pm * BM + arange(BM)", "rm = pm * 64 + arange(BM)"), "tiles `rm = pm * BM + arange(BM)`"),
+    ],
+)
+def test_a_gemm_the_gluon_kernel_would_compute_differently_is_refused(change, reason):
+    plain = "        store(C[rm, rn], acc.to(f16), mask=(rm < M, rn < N))"
+    check = check_source(GEMM.format(params="", epilogue=plain).replace(*change))
+    assert not check.has_errors, [d.message for d in check.diagnostics]
+    with pytest.raises(CodegenError, match="through Gluon only for") as refused:
+        generate(check)
+    assert reason in str(refused.value)
+
+
 def test_an_epilogue_of_casts_only_is_the_plain_gemm():
     plain = "        store(C[rm, rn], acc.to(f16), mask=(rm < M, rn < N))"
     check = check_source(GEMM.format(params="", epilogue=plain))

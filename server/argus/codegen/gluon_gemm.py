@@ -83,11 +83,15 @@ def recognize(kernel: ir.KernelIR) -> GemmEpilogue:
     if a is None or b is None:
         raise refuse(kernel, "a dot of two loads")
     access_a, access_b = ir.memory_access(a), ir.memory_access(b)
+    if not whole_k_loop(kernel, k_loop, dot, access_a, access_b):
+        raise refuse(kernel, "a K loop `for k0 in range(0, K, BK)` from zeros over A[rm, k0 + arange(BK)], other=0")
     rm = row_index(access_a.indices[0])
     rn = row_index(access_b.indices[1])
     c_access = ir.memory_access(store)
     if rm is None or rn is None or row_index(c_access.indices[0]) is not rm or row_index(c_access.indices[1]) is not rn:
         raise refuse(kernel, "`store(C[rm, rn], ...)` with A's rows rm and B's columns rn")
+    if not (tile_run(rm) and tile_run(rn)):
+        raise refuse(kernel, "tiles `rm = pm * BM + arange(BM)` and `rn = pn * BN + arange(BN)`")
     names = {access_a.tensor.name, access_b.tensor.name, c_access.tensor.name}
     dtypes = {tensor_dtype(kernel, name) for name in names}
     if len(names) != 3 or dtypes != {"f16"}:
@@ -121,6 +125,63 @@ def size_names(kernel: ir.KernelIR, shape: GemmEpilogue) -> dict[ir.Value, str]:
         raise refuse(kernel, "A: [M, K] and B: [K, N] with size symbols")
     shape.sizes = {name: str(s) for name, s in symbols.items()}
     return {kernel.sizes[str(s)]: name for name, s in symbols.items()}
+
+
+def whole_k_loop(
+    kernel: ir.KernelIR, k_loop: ir.Op, dot: ir.Op, access_a: ir.MemoryAccess, access_b: ir.MemoryAccess
+) -> bool:
+    """The K loop the Gluon kernel runs: every K block from 0 (its TMA loads pad past K with 0), starting from
+    zeros, A and B read at the same run `k0 + arange(BK)` of the loop variable, a plain f32 product."""
+    start, stop, step, init = k_loop.operands[:4]
+    k0 = k_loop.regions[0].args[0]
+    a_k, b_k = access_a.indices[1], access_b.indices[0]
+    runs = [run_of(v) for v in (a_k, b_k)]
+    bk = dot.operands[0].type.shape[1].value
+    return (
+        constant_value(start) == 0
+        and stop is contraction_size(kernel, access_a)
+        and constant_value(step) == bk
+        and init.op is not None
+        and init.op.kind == "zeros"
+        and all(r is not None and k0 in r.operands for r in runs)
+        and all(padded_with_zero(a) for a in (access_a, access_b))
+        and dot.attrs.get("input_precision") in (None, "ieee")
+        and len(dot.operands) == 3
+    )
+
+
+def contraction_size(kernel: ir.KernelIR, access_a: ir.MemoryAccess) -> ir.Value | None:
+    param = kernel.tensor(access_a.tensor.name or "")
+    if param is None or not isinstance(param.type, TensorT):
+        return None
+    return kernel.sizes.get(str(param.type.shape[1].symbol))
+
+
+def run_of(index: ir.Value) -> ir.Op | None:
+    run = row_index(index)
+    return run.op if run is not None else None
+
+
+def constant_value(value: ir.Value) -> int | float | None:
+    return value.op.attrs.get("value") if value.op is not None and value.op.kind == "const" else None
+
+
+def padded_with_zero(access: ir.MemoryAccess) -> bool:
+    return access.other is None or constant_value(access.other) == 0
+
+
+def tile_run(run: ir.Value) -> bool:
+    """`x * B + arange(B)`: whole tiles, as the Gluon kernel's TMA boxes are."""
+    assert run.op is not None
+    start = next(o for o in run.op.operands if o.op is None or o.op.kind != "arange")
+    op = start.op
+    width = arange_length(run)
+    return (
+        op is not None
+        and op.kind == "binary"
+        and op.attrs["op"] == "*"
+        and any(constant_value(o) == width for o in op.operands)
+    )
 
 
 def is_persistent(walk: ir.Op, kernel: ir.KernelIR) -> bool:
