@@ -41,10 +41,10 @@ EXPERTS = ROOT / "skills" / "experts"
 SWEEPS: dict[str, dict] = {
     "gemm": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
     "gemm_plain": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"GROUP_M": 8}]},
-    # epilogue_warps: the epilogue in 4 warps of its own, through Gluon (argus.codegen.gluon_gemm)
+    # the default lowers through Gluon (epilogue_warps = 4, argus.codegen.gluon_gemm); 0 is the Triton lowering
     "gemm_persistent": {
         "sizes": ["large", "huge", "odd"],
-        "configs": [{}, {"GROUP_M": 16}, {"epilogue_warps": 4}, {"epilogue_warps": 4, "GROUP_M": 16}],
+        "configs": [{}, {"GROUP_M": 16}, {"epilogue_warps": 0}],
     },
     # the halves measured slower than the whole tile on an H100 (docs/perf.md): their best configurations only
     "gemm_split": {"sizes": ["large", "huge", "odd"], "configs": [{}, {"num_stages": 4}]},
