@@ -1,6 +1,7 @@
-"""What a value is computed from, in the kernel IR: the walk the loop-carried checks share (an accumulation
-that reaches the next iteration, AR313; a sum carried across a persistent walk, AR318; a sum beside a running
-max, AR321)."""
+"""What a value is computed from and what takes it in, in the kernel IR: the walks the loop-carried checks share
+(an accumulation that reaches the next iteration, AR313; a sum carried across a persistent walk, AR318; a sum
+beside a running max, AR321; partial sums stored along their walked axis, AR323; a walked axis read whole,
+AR316)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,23 @@ def upstream(*values: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
             for region in v.op.regions:
                 stack.extend(region.yields)
     return found
+
+
+ACCUMULATE = {("binary", "+"), ("math", "maximum"), ("math", "minimum")}
+
+
+def accumulates(op: ir.Op) -> bool:
+    """`acc + x`, `maximum(acc, x)` or `minimum(acc, x)`: the updates of a carried accumulator."""
+    return (op.kind, op.attrs.get("op") or op.attrs.get("fn")) in ACCUMULATE
+
+
+def users_of(block: ir.Block) -> dict[int, list[ir.Op]]:
+    """The ops that take each value in (by the value's id), over a block and its nested regions."""
+    users: dict[int, list[ir.Op]] = {}
+    for op in ir.walk_ops(block):
+        for operand in op.operands:
+            users.setdefault(operand.id, []).append(op)
+    return users
 
 
 def value_sources(*values: ir.Value) -> set[int]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.verify.dataflow import upstream
+from argus.verify.dataflow import upstream, users_of
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 
@@ -56,14 +56,6 @@ def rescale_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
 def running_max(arg: ir.Value, value: ir.Value) -> bool:
     op = value.op
     return op is not None and op.kind == "math" and op.attrs.get("fn") == "maximum" and arg in op.operands
-
-
-def users_of(body: ir.Block) -> dict[int, list[ir.Op]]:
-    users: dict[int, list[ir.Op]] = {}
-    for op in ir.walk_ops(body):
-        for operand in op.operands:
-            users.setdefault(operand.id, []).append(op)
-    return users
 
 
 def uses_of(value: ir.Value, users: dict[int, list[ir.Op]]) -> list[ir.Op]:

@@ -30,10 +30,10 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.contraction_coverage import ContractionCoverageObligation, conjuncts
+from argus.verify.dataflow import accumulates
 from argus.verify.model import Access, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, slope, substitute
 
-ACCUMULATE = {("binary", "+"), ("math", "maximum"), ("math", "minimum")}
 ELEMENTWISE = ("binary", "unary", "cast", "math", "where", "reduce", "expand_dims", "broadcast_to")
 WALK = z3.Int("walked#x")  # the index along the walked axis the claim is about
 
@@ -68,7 +68,7 @@ def accumulated_loads(kernel: ir.KernelIR) -> dict[int, ir.Op]:
         body = op.regions[0]
         for arg, yielded in zip(body.args[1:], body.yields, strict=True):
             update = yielded.op
-            if update is None or (update.kind, update.attrs.get("op") or update.attrs.get("fn")) not in ACCUMULATE:
+            if update is None or not accumulates(update):
                 continue
             if arg.id not in [v.id for v in update.operands]:
                 continue

@@ -25,7 +25,7 @@ import z3
 
 from argus.dsl import ir
 from argus.dsl.types import TensorT
-from argus.verify.dataflow import upstream
+from argus.verify.dataflow import accumulates, upstream, users_of
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
@@ -33,7 +33,6 @@ from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
 
-ACCUMULATE = {("binary", "+"), ("math", "maximum"), ("math", "minimum")}
 ELEMENTWISE = ("binary", "unary", "math", "cast", "where")
 
 
@@ -43,7 +42,7 @@ def walked_sum_obligations(ev: Evaluator, op: ir.Op, loop: Loop, context: Contex
     users: dict[int, list[ir.Op]] | None = None
     for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
         update = value.op
-        if update is None or not is_float(value.type) or (update.kind, update_name(update)) not in ACCUMULATE:
+        if update is None or not is_float(value.type) or not accumulates(update):
             continue
         addends = [o for o in update.operands if o is not arg]
         if len(addends) != 1 or len(shape_of(addends[0].type)) != len(shape_of(value.type)):
@@ -62,10 +61,6 @@ def walked_sum_obligations(ev: Evaluator, op: ir.Op, loop: Loop, context: Contex
                     return
 
 
-def update_name(op: ir.Op) -> str | None:
-    return op.attrs.get("op") or op.attrs.get("fn")
-
-
 def walked_axes(ev: Evaluator, addend: ir.Value, loop: Loop) -> dict[int, tuple[str, str, z3.ArithRef]]:
     """Axis -> (tensor, dimension, index) of the addend's lane axes whose index moves with the loop variable."""
     sym = ev.values.get(addend.id)
@@ -77,14 +72,6 @@ def walked_axes(ev: Evaluator, addend: ir.Value, loop: Loop) -> dict[int, tuple[
             if depends_on(entry.term, [COORDS[axis]]) and depends_on(entry.term, [loop.iv]):
                 found.setdefault(axis, (tensor, entry.label, entry.term))
     return found
-
-
-def users_of(block: ir.Block) -> dict[int, list[ir.Op]]:
-    users: dict[int, list[ir.Op]] = {}
-    for op in ir.walk_ops(block):
-        for operand in op.operands:
-            users.setdefault(operand.id, []).append(op)
-    return users
 
 
 def stores_reached(
