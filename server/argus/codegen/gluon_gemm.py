@@ -173,8 +173,7 @@ def padded_with_zero(access: ir.MemoryAccess) -> bool:
 def tile_run(run: ir.Value) -> bool:
     """`x * B + arange(B)`: whole tiles, as the Gluon kernel's TMA boxes are."""
     assert run.op is not None
-    start = next(o for o in run.op.operands if o.op is None or o.op.kind != "arange")
-    op = start.op
+    op = next(o for o in run.op.operands if o.op is not arange_of(run)).op
     width = arange_length(run)
     return (
         op is not None
@@ -213,16 +212,18 @@ def row_index(value: ir.Value) -> ir.Value | None:
     return value
 
 
-def arange_length(run: ir.Value) -> int:
+def arange_of(run: ir.Value) -> ir.Op:
+    """The `arange` of a run `x + arange(B)` (row_index found one)."""
     assert run.op is not None
-    arange = next(o.op for o in run.op.operands if o.op is not None and o.op.kind == "arange")
-    return int(arange.attrs["n"])
+    return next(o.op for o in run.op.operands if o.op is not None and o.op.kind == "arange")
+
+
+def arange_length(run: ir.Value) -> int:
+    return int(arange_of(run).attrs["n"])
 
 
 def arange_name(run: ir.Value) -> str:
-    assert run.op is not None
-    arange = next(o.op for o in run.op.operands if o.op is not None and o.op.kind == "arange")
-    return str(arange.attrs.get("n_expr") or "")
+    return str(arange_of(run).attrs.get("n_expr") or "")
 
 
 def tensor_dtype(kernel: ir.KernelIR, name: str | None) -> str | None:
