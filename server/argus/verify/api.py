@@ -12,14 +12,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import z3
-
 from argus.dsl import ast, ir
 from argus.dsl.check import CheckResult
 from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic
 from argus.dsl.kernel_analysis import KernelAnalyzer
 from argus.verify.cache import VerifyCache, kernel_key
+from argus.verify.contexts import new_context
 from argus.verify.kernel import (
     KernelReport,
     ValueLayout,
@@ -164,7 +163,7 @@ def verify_tunes(kernel: ir.KernelIR, source: ast.Kernel | None, budget: Budget)
             variant = variant_ir(source, {name: value})
             if variant is None:
                 continue
-            context = context or z3.Context()
+            context = context or new_context()
             what = f"with {name} = {value} from its tune list"
             extra = verify_kernel(variant, budget.timeout_ms, what, rlimit=budget.rlimit, context=context)
             report.stats.add(extra.stats)

@@ -14,6 +14,7 @@ from argus.dsl.checkpoint import checkpoint
 from argus.dsl.diagnostics import Diagnostic, Severity, make
 from argus.dsl.spans import Span
 from argus.verify.carried_tiles import carried_sum_obligations, carried_tile_obligations
+from argus.verify.contexts import new_context
 from argus.verify.contraction_coverage import contraction_coverage_obligations
 from argus.verify.contributions import double_count_obligations
 from argus.verify.coverage import coverage_obligations
@@ -248,7 +249,7 @@ def collect(
         sorted(shared.functions),
         {name: c.value for name, c in kernel.constants.items()},
         rlimit,
-        context if context is not None else z3.Context(),
+        context if context is not None else new_context(),
     )
     layouts = []
     if with_layouts:
