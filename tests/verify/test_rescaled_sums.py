@@ -68,3 +68,10 @@ def test_a_sum_that_takes_no_exponential_of_the_new_max_is_not_judged():
     # a running max beside a plain running sum of the values: nothing to rescale
     update = "l_i = l_i + sum(where(cols < N, v, 0.0), axis=0, keep_dims=True)\n        m_i = m_new"
     assert [d.code for d in diagnostics(ONLINE.format(update=update))] == []
+
+
+def test_a_sum_broadcast_before_its_unscaled_add_is_still_an_error():
+    # the uses are read through broadcast_to as through casts and expand_dims
+    update = "l_i = broadcast_to(l_i, (1,)) + sum(exp(v - m_new), axis=0, keep_dims=True)\n        m_i = m_new"
+    [found] = diagnostics(ONLINE.format(update=update))
+    assert found.code == "AR321" and "it is added to without a rescale" in found.message

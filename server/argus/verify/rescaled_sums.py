@@ -28,7 +28,7 @@ from argus.verify.model import Context, Loop, Obligation
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 
 EXPONENTIALS = ("exp", "exp2")
-PASS_THROUGH = ("cast", "expand_dims", "broadcast", "reshape")  # uses that keep the value as it is
+PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # uses that keep the value as it is
 
 
 def rescale_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
