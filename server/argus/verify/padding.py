@@ -98,7 +98,10 @@ REAL = VSet(-INF, INF)  # a finite value computed from real data
 NINF = VSet(ninf=True)  # exactly -inf: `full(..., -inf)`, a load's `other=-inf`
 PINF = VSet(pinf=True)
 NAN = VSet(nan=True)
-POSITIVE = VSet(0.0, INF)  # a float scalar parameter (assumed positive: scales, temperatures, epsilons)
+F32_TINY, F32_MAX = 1.1754943508222875e-38, 3.4028234663852886e38  # the least normal and the greatest f32
+# A float scalar parameter (a scale, a temperature, an epsilon): positive and finite as an f32 holds it, so
+# never 0 and never inf (`1 / temperature` is never 0, and -inf padding times it stays -inf).
+POSITIVE = VSet(F32_TINY, F32_MAX)
 UNDEFINED = VSet(-INF, INF, True, True, True)  # a masked load without `other`: whatever memory held
 
 
