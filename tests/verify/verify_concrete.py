@@ -123,6 +123,11 @@ class Event:
     detail: dict
 
 
+def varies(mask: np.ndarray, axes) -> bool:
+    """Whether a mask changes along one of `axes`."""
+    return any(not np.all(mask == np.take(mask, [0], axis=a)) for a in axes)
+
+
 def fit(array, shape):
     """Broadcast an array to `shape` (numpy's rule, which is the language's)."""
     if array is None:
@@ -272,6 +277,35 @@ class Concrete:
         self.record("elementwise", op, layouts=layouts, valids=valids, floats=values, name=name)
         self.put(op, CVal(shape, array, layout, tags, valid, floats))
 
+    def where_kept(self, value: ir.Value, shape: tuple[int, ...], axes) -> list[np.ndarray]:
+        """The lanes each `where` on the way to a reduction keeps, where it gives the others one constant and its
+        condition changes along a reduced axis: those lanes are padding too (the verifier's rule, computed
+        here from the concrete masks)."""
+        found, stack = [], [value]
+        while stack:
+            v = stack.pop()
+            op = v.op
+            if op is None or shape_of(v.type) != shape:
+                continue
+            if op.kind in ("binary", "unary", "math", "cast"):
+                stack.extend(o for o in op.operands if o.type.dtype.is_float)
+            elif op.kind == "where":
+                cond = self.get(op.operands[0]).array
+                then, orelse = (self.get(o) for o in op.operands[1:])
+                if cond is None or not varies(fit(cond, shape).astype(bool), axes):
+                    stack.extend(op.operands[1:])
+                elif self.constant(orelse) and not self.constant(then):
+                    found.append(fit(cond, shape).astype(bool))
+                    stack.append(op.operands[1])
+                elif self.constant(then) and not self.constant(orelse):
+                    found.append(~fit(cond, shape).astype(bool))
+                    stack.append(op.operands[2])
+        return found
+
+    def constant(self, x: CVal) -> bool:
+        values = self.float_of(x)
+        return x.valid is None and values is not None and np.unique(np.asarray(values)).size == 1
+
     def float_of(self, x: CVal):
         """A value's floats: its own, or its integers (a mask is 0 or 1)."""
         if x.floats is not None:
@@ -338,6 +372,8 @@ class Concrete:
             if np.all(full == first):  # the index does not vary along the reduced axes: the statistic keeps it
                 layout[key] = (first if keep else np.squeeze(first, axis=axes), label)
         valid = None if x.valid is None else np.broadcast_to(x.valid, x.shape)
+        for kept in self.where_kept(op.operands[0], x.shape, axes):
+            valid = kept if valid is None else valid & kept
         floats = None if x.floats is None else np.broadcast_to(x.floats, x.shape)
         self.record("reduce", op, valid=valid, axis=axis, floats=floats, fn=op.attrs["fn"])
         result = None

@@ -48,7 +48,7 @@ from argus.verify.padding import (
 )
 from argus.verify.reached import reductions_reached
 from argus.verify.terms import COORDS, depends_on, free_names, move_coords, slope, substitute
-from argus.verify.values import aligned, coord_list, coord_ranges, is_float
+from argus.verify.values import aligned, coord_list, coord_ranges, is_float, shape_of
 
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
@@ -459,18 +459,55 @@ def reduce_padding(ev: Evaluator, op: ir.Op, x: Sym, context: Context) -> None:
     axes = ir.reduced_axes(op)
     lanes = tuple(COORDS[a] for a in axes)
     extents = tuple(x.shape[a] for a in axes)
+    kept = [*([x.valid] if x.valid is not None else []), *where_kept(ev, op.operands[0], list(lanes))]
     padding(
         ev,
         op,
         op.attrs["fn"],
         x.lanes,
-        x.valid,
+        z3.And(*kept) if len(kept) > 1 else kept[0] if kept else None,
         lanes[0] if len(axes) == 1 else lanes,
         extents[0] if len(axes) == 1 else extents,
         x.shape,
         context,
         x,
     )
+
+
+ELEMENTWISE = ("binary", "unary", "math", "cast")
+
+
+def where_kept(ev: Evaluator, value: ir.Value, lanes: list[z3.ArithRef]) -> list[z3.BoolRef]:
+    """The lanes a `where` keeps on the way to a reduction, where it gives the others a constant along the
+    reduced `lanes` (`where(rn < n_keys, qk, 0.0)`, `where(cols < N, x - mean, 0.0)`): those lanes are padding
+    too, so the constant must be the reduction's identity, as a load's `other` must. Followed through the
+    elementwise ops of the reduced value's own shape, whose lanes are the where's lanes."""
+    found, stack, seen = [], [value], set()
+    while stack:
+        v = stack.pop()
+        op = v.op
+        if op is None or v.id in seen or shape_of(v.type) != shape_of(value.type):
+            continue
+        seen.add(v.id)
+        if op.kind in ELEMENTWISE:
+            stack.extend(o for o in op.operands if is_float(o.type))
+        elif op.kind == "where":
+            cond = ev.get(op.operands[0]).term
+            then, orelse = (ev.get(o) for o in op.operands[1:])
+            if cond is None or not z3.is_bool(cond) or not depends_on(cond, lanes):
+                stack.extend(op.operands[1:])
+            elif constant(orelse) and not constant(then):
+                found.append(cond)
+                stack.append(op.operands[1])
+            elif constant(then) and not constant(orelse):
+                found.append(z3.Not(cond))
+                stack.append(op.operands[2])
+    return found
+
+
+def constant(sym: Sym) -> bool:
+    """A float constant in every lane (`0.0`, `-inf`, `full(..., 0.0)`): no load, no padding of its own."""
+    return sym.valid is None and isinstance(sym.lanes, Leaf) and sym.lanes.values.lo == sym.lanes.values.hi
 
 
 def dot_padding(
