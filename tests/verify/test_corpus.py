@@ -40,6 +40,7 @@ KINDS = {
     "narrow integers that do not wrap": {"AR320"},
     "means over the real lanes only": {"AR322"},
     "partial sums reduced along their walked axis": {"AR323"},
+    "a blocked scan's carry accumulated": {"AR324"},
 }
 
 
@@ -215,6 +216,11 @@ def confirm(kernel, w) -> str:
         # the sum's update runs at the witness's iteration, the loop's second: a block that can raise the max
         found = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise", "reduce"))
         return "confirmed" if found else "the update does not run at the witness's iteration"
+    if kind == "replaced_carry":
+        # the loop's third iteration runs the scan the carry offsets: the first whose prefixes miss a block
+        lines = {op.span.line for op in walk_ops(kernel.body) if op.kind == "scan"}
+        found = [e for line in lines for e in run_at(kernel, w, w["program"], w["iteration"], line, ("scan",))]
+        return "confirmed" if found else "the scan does not run at the witness's iteration"
     if kind == "carried_tile":
         # the dot at the witness's iteration and at the next one computes different tiles (a's rows or b's
         # columns differ at the element), and the next one starts from the accumulator this one left
@@ -605,6 +611,7 @@ IN_OUTPUT = {
     "paired_axes",
     "padded_mean",
     "walked_sum",
+    "replaced_carry",
 }
 DATA = ("normal", "negative", "positive", "alternating", "wide")
 

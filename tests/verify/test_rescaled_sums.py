@@ -75,3 +75,13 @@ def test_a_sum_broadcast_before_its_unscaled_add_is_still_an_error():
     update = "l_i = broadcast_to(l_i, (1,)) + sum(exp(v - m_new), axis=0, keep_dims=True)\n        m_i = m_new"
     [found] = diagnostics(ONLINE.format(update=update))
     assert found.code == "AR321" and "it is added to without a rescale" in found.message
+
+
+def test_a_loop_that_carries_the_blocks_max_instead_of_the_new_one_is_an_error():
+    # l_i is rescaled to m_new, but m_i goes on as the block's own max: the next factor starts from the wrong max
+    update = "l_i = l_i * exp(m_i - m_new) + sum(exp(v - m_new), axis=0, keep_dims=True)\n"
+    update += "        m_i = max(v, axis=0, keep_dims=True)"
+    [found] = diagnostics(ONLINE.format(update=update))
+    assert (found.code, found.range.start.line + 1) == ("AR321", 13)
+    assert "carries another value on as `m_i`, not `m_new`" in found.message
+    assert found.data["counterexample"]["iteration"]["c0"] == 16

@@ -339,9 +339,10 @@ class KernelAnalyzer:
                 f"`{name}` names a per-axis mask made before the loop; a mask tuple cannot change from one "
                 "iteration to the next: give the loop's mask a name of its own",
             )
-        yields = []
+        yields, assigned = [], []
         for name, init in zip(carried, inits, strict=True):
             final = scope.names[name]
+            assigned.append(final.span)  # where the body last binds it: what a message about its next value names
             if not self.same_type(final.v, init):
                 self.error(
                     "AR209",
@@ -354,7 +355,8 @@ class KernelAnalyzer:
         self.block, self.scope = saved_block, outer
         results = [self.new_value(init.type, name) for name, init in zip(carried, inits, strict=True)]
         operands = [b for b in bounds if b is not None] + [i.value for i in inits if i.value is not None]
-        op = ir.Op("for", operands, results, stmt.span, {"var": stmt.var.id, "static": static, "carried": carried})
+        attrs = {"var": stmt.var.id, "static": static, "carried": carried, "assigned": assigned}
+        op = ir.Op("for", operands, results, stmt.span, attrs)
         op.regions.append(body)
         for result in results:
             result.op = op

@@ -7,7 +7,9 @@ exp(m - m_new), or they mix terms taken under two maxima and the output is wrong
 holds a larger value. Two mistakes engineers make leave a sum unscaled:
 
 - the rescale is missing for one of the sums (`acc` rescaled by alpha, `l_i = l_i + sum(p)` not);
-- the factor is computed after the max was updated (`m_i = m_new`, then `exp(m_i - m_new)`, which is 1).
+- the factor is computed after the max was updated (`m_i = m_new`, then `exp(m_i - m_new)`, which is 1);
+- the sums are rescaled to the new max, but the loop carries another value on as the max (the block's own),
+  so the next block rescales from a max they were not taken under (`carried_max_obligations`).
 
 The check reads the loop body: for a loop that carries a running max (its next value is `maximum(m, x)` of the
 carried m), each other carried float whose next value takes in the new max through an `exp` or `exp2` must
@@ -51,6 +53,39 @@ def rescale_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
             if not verdicts or any(v is True for v in verdicts):
                 continue
             ev.emit(obligation(ev, op, loop, context, k, j, sum_value, verdicts))
+
+
+def new_maxima(body: ir.Block, arg: ir.Value) -> list[ir.Value]:
+    """The values `maximum(arg, x)` the loop body computes from the carried `arg`: its new running max."""
+    return [op.results[0] for op in ir.walk_ops(body) if op.results and running_max(arg, op.results[0])]
+
+
+def carried_max_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
+    """AR321 where a loop rescales a carried sum to a new max `m_new = maximum(m, x)` but carries on another
+    value as `m` (the block's own max): the next block's factor exp(m - m_new) then starts from a max the sum
+    was never taken under."""
+    body = op.regions[0]
+    args = body.args[1:]
+    for k, (arg, value) in enumerate(zip(args, body.yields, strict=True)):
+        if not is_float(arg.type) or running_max(arg, value):
+            continue
+        for new in new_maxima(body, arg):
+            if value.id == new.id:
+                continue
+            for j, (sum_arg, sum_value) in enumerate(zip(args, body.yields, strict=True)):
+                if j == k or not is_float(sum_arg.type):
+                    continue
+                feeds = upstream(sum_value, stop=sum_arg.id)
+                if any(exponential_of(v, new.id) for v in feeds.values()):
+                    carried = name(op, k, "the running max")
+                    why = f"the loop carries another value on as `{carried}`, not `{new.name or 'it'}`"
+                    ev.emit(obligation(ev, op, loop, context, k, j, sum_value, [why], carried=True))
+                    return
+
+
+def name(op: ir.Op, k: int, default: str) -> str:
+    names = op.attrs.get("carried") or []
+    return names[k] if k < len(names) else default
 
 
 def running_max(arg: ir.Value, value: ir.Value) -> bool:
@@ -97,23 +132,37 @@ def scaled(use: ir.Op, sum_arg: ir.Value, old: int, new: int) -> bool | str:
     return True  # a use this check does not judge (a where, a math function): no claim
 
 
-def obligation(ev, op: ir.Op, loop: Loop, context: Context, k: int, j: int, value: ir.Value, verdicts) -> Obligation:
-    names = op.attrs.get("carried") or []
-    m_name = names[k] if k < len(names) else "the running max"
-    s_name = names[j] if j < len(names) else "the sum"
+def obligation(
+    ev, op: ir.Op, loop: Loop, context: Context, k: int, j: int, value: ir.Value, verdicts, carried: bool = False
+) -> Obligation:
+    """AR321 for the sum `j` beside the running max `k`: `verdicts` holds why the sum goes unscaled; with
+    `carried`, the error is that the max carried on is not the new one (at the line that assigns it)."""
+    m_name = name(op, k, "the running max")
+    s_name = name(op, j, "the sum")
     why = next(v for v in verdicts if isinstance(v, str))
+    if not carried:
+        message = f"`{s_name}` sums exponentials taken under the running max `{m_name}` but is not rescaled when "
+        message += f"`{m_name}` grows: {why}"
+        hint = f"multiply `{s_name}` by exp(old max - new max) before adding this block's terms "
+        hint += f"(`alpha = exp({m_name} - m_new)` computed before `{m_name}` is updated)"
+    else:
+        message = f"`{s_name}` is rescaled to the new max but {why}: the next block's factor exp({m_name} - ...) "
+        message += "starts from a max the sum was not taken under"
+        hint = f"carry the new max on: `{m_name} = m_new` (the maximum of `{m_name}` and this block's max)"
     shape = shape_of(value.type)
     # the second iteration, a whole block of it (a block of one lane rarely holds the row's max)
     second = [loop.iv == loop.start + loop.step]
     if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
         second.append(loop.iv + loop.step <= loop.stop)
-    update = value.op.span if value.op is not None else op.span
+    if carried:  # the line where the body last assigns the max
+        update = (op.attrs.get("assigned") or [op.span] * (k + 1))[k]
+    else:
+        update = value.op.span if value.op is not None else op.span
     return Obligation(
         "rescale",
         "AR321",
         update,
-        f"`{s_name}` sums exponentials taken under the running max `{m_name}` but is not rescaled when "
-        f"`{m_name}` grows: {why}",
+        message,
         z3.BoolVal(False),
         [*context.assumptions, *second, *coord_ranges(shape)],
         context.loops,
@@ -121,6 +170,5 @@ def obligation(ev, op: ir.Op, loop: Loop, context: Context, k: int, j: int, valu
         coord_list(shape),
         [(f"the iteration where a block can first raise `{m_name}`: {loop.name}", loop.iv)],
         [(op.span, f"the loop that carries `{m_name}` and `{s_name}`")],
-        f"multiply `{s_name}` by exp(old max - new max) before adding this block's terms "
-        f"(`alpha = exp({m_name} - m_new)` computed before `{m_name}` is updated)",
+        hint,
     )

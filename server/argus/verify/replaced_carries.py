@@ -1,0 +1,109 @@
+"""AR324: the carry of a blocked scan is replaced instead of accumulated (issue 17, loop-carried).
+
+A scan longer than a tile (a cumsum along a long row) runs block by block: each block's scan is offset by a
+carry that holds the total of every block before it, `store(y[...], cumsum(v, axis=0) + carry)`, and the
+carry then takes in this block's total, `carry = carry + sum(v, axis=0)`. Writing `carry = sum(v, axis=0)`
+instead keeps only the previous block's total: the second block is right, and from the third on each prefix
+misses the blocks before the previous one. The same holds for `cumprod` (a product carry) and `cummax` and
+`cummin` (a running extremum).
+
+The check reads the loop body: a carried float that offsets a scan of this iteration's data (`cumsum(v) +
+carry`, through broadcasts and casts) and whose next value is computed from that data but not from its own
+previous value is an error. A carry computed from other data (a decoupled look-back that loads the total of
+the blocks before from a global array) is not judged, nor is one that takes in its old value anywhere
+(`where(reset, 0.0, carry + s)`). It is decided from the dataflow, not by z3; the witness is the loop's
+third iteration, the first whose prefixes miss a block.
+"""
+
+from __future__ import annotations
+
+import z3
+
+from argus.dsl import ir
+from argus.verify.dataflow import upstream, users_of
+from argus.verify.model import Context, Loop, Obligation
+from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
+
+# each scan's combining op, and how its carry takes in a block (what the hint suggests)
+COMBINES = {
+    "cumsum": (("binary", "+"), "{c} + sum(v, axis=...)"),
+    "cumprod": (("binary", "*"), "{c} * (the block's product)"),
+    "cummax": (("math", "maximum"), "maximum({c}, max(v, axis=...))"),
+    "cummin": (("math", "minimum"), "minimum({c}, min(v, axis=...))"),
+}
+PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # uses that keep the value as it is
+
+
+def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
+    """AR324 for the `for` op `op` (its loop `loop`, its body's context `context`)."""
+    body = op.regions[0]
+    users = users_of(body)
+    names = op.attrs.get("carried") or []
+    assigned = op.attrs.get("assigned") or []
+    for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
+        if not is_float(arg.type):
+            continue
+        scan = offset_scan(arg, users)
+        if scan is None:
+            continue
+        sources = upstream(value)
+        data = scan.operands[0]
+        if arg.id in sources or data.id not in sources:
+            continue  # accumulated (or guarded), or taken from elsewhere (a look-back's loaded total)
+        name = names[k] if k < len(names) else "the carry"
+        span = assigned[k] if k < len(assigned) else op.span
+        ev.emit(obligation(ev, op, loop, context, scan, name, span, value))
+
+
+def offset_scan(arg: ir.Value, users: dict[int, list[ir.Op]]) -> ir.Op | None:
+    """The scan whose result `arg` offsets (`cumsum(v) + arg`, with the scan's own combining op), if any."""
+    stack, seen = [arg], set()
+    while stack:
+        v = stack.pop()
+        for use in users.get(v.id, []):
+            if id(use) in seen or not use.results:
+                continue
+            seen.add(id(use))
+            if use.kind in PASS_THROUGH:
+                stack.append(use.results[0])
+                continue
+            combining = (use.kind, use.attrs.get("op") or use.attrs.get("fn"))
+            for other in use.operands:
+                scan = scan_of(other)
+                if scan is not None and scan.attrs["fn"] in COMBINES and COMBINES[scan.attrs["fn"]][0] == combining:
+                    return scan
+    return None
+
+
+def scan_of(value: ir.Value) -> ir.Op | None:
+    """The scan `value` is, through casts and broadcasts."""
+    while value.op is not None and value.op.kind in PASS_THROUGH:
+        value = value.op.operands[0]
+    return value.op if value.op is not None and value.op.kind == "scan" else None
+
+
+def obligation(
+    ev, op: ir.Op, loop: Loop, context: Context, scan: ir.Op, name: str, span, value: ir.Value
+) -> Obligation:
+    fn = scan.attrs["fn"]
+    shape = shape_of(value.type)
+    # the third iteration, the first whose prefixes miss a block (the second misses none)
+    third = [loop.iv == loop.start + 2 * loop.step]
+    if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
+        third.append(loop.iv < loop.stop)
+    return Obligation(
+        "replaced_carry",
+        "AR324",
+        span,
+        f"`{name}` offsets this block's `{fn}` by what the blocks before it hold, but its next value is "
+        f"computed from this block alone: from the third block on, the prefixes miss every block before the "
+        f"previous one",
+        z3.BoolVal(False),
+        [*context.assumptions, *third, *coord_ranges(shape)],
+        context.loops,
+        ev.program,
+        coord_list(shape),
+        [(f"the first iteration whose prefixes miss a block: {loop.name}", loop.iv)],
+        [(scan.span, f"the `{fn}` that `{name}` offsets"), (op.span, f"the loop that carries `{name}`")],
+        f"take this block in on top of the carry: `{name} = {COMBINES[fn][1].format(c=name)}`",
+    )
