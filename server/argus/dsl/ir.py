@@ -31,6 +31,7 @@ class Block:
     args: list[Value] = field(default_factory=list)
     ops: list[Op] = field(default_factory=list)
     yields: list[Value] = field(default_factory=list)
+    yield_spans: list[Span] = field(default_factory=list)  # a loop body's: where each yielded value is last bound
 
 
 @dataclass(eq=False, slots=True)

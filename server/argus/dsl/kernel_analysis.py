@@ -342,7 +342,6 @@ class KernelAnalyzer:
         yields, assigned = [], []
         for name, init in zip(carried, inits, strict=True):
             final = scope.names[name]
-            assigned.append(final.span)  # where the body last binds it: what a message about its next value names
             if not self.same_type(final.v, init):
                 self.error(
                     "AR209",
@@ -351,12 +350,13 @@ class KernelAnalyzer:
                     "a loop-carried value keeps its dtype and shape",
                 )
             yields.append(final.v.value)
+            assigned.append(final.span)  # where the body last binds it: what a message about its next value names
         body.yields = [y for y in yields if y is not None]
+        body.yield_spans = [s for y, s in zip(yields, assigned, strict=True) if y is not None]
         self.block, self.scope = saved_block, outer
         results = [self.new_value(init.type, name) for name, init in zip(carried, inits, strict=True)]
         operands = [b for b in bounds if b is not None] + [i.value for i in inits if i.value is not None]
-        attrs = {"var": stmt.var.id, "static": static, "carried": carried, "assigned": assigned}
-        op = ir.Op("for", operands, results, stmt.span, attrs)
+        op = ir.Op("for", operands, results, stmt.span, {"var": stmt.var.id, "static": static, "carried": carried})
         op.regions.append(body)
         for result in results:
             result.op = op

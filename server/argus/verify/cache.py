@@ -36,7 +36,7 @@ def kernel_key(kernel: ir.KernelIR, timeout_ms: int, rlimit: int = DEFAULT_RLIMI
             parts.append(f"{op.kind}[{attrs}]({operands})->{results}@{span(op.span)}")
             for region in op.regions:
                 block(region)
-        parts.append("yield " + " ".join(str(v.id) for v in b.yields))
+        parts.append("yield " + " ".join(str(v.id) for v in b.yields) + " @" + " ".join(map(span, b.yield_spans)))
 
     for p in kernel.params:
         parts.append(f"param {p.name}:{p.type}:{p.value.id}:{p.is_out}@{span(p.span)}")

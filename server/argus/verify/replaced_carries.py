@@ -39,7 +39,6 @@ def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> N
     body = op.regions[0]
     users = users_of(body)
     names = op.attrs.get("carried") or []
-    assigned = op.attrs.get("assigned") or []
     for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
         if not is_float(arg.type):
             continue
@@ -51,7 +50,7 @@ def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> N
         if arg.id in sources or data.id not in sources:
             continue  # accumulated (or guarded), or taken from elsewhere (a look-back's loaded total)
         name = names[k] if k < len(names) else "the carry"
-        span = assigned[k] if k < len(assigned) else op.span
+        span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
         ev.emit(obligation(ev, op, loop, context, scan, name, span, value))
 
 

@@ -155,7 +155,8 @@ def obligation(
     if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
         second.append(loop.iv + loop.step <= loop.stop)
     if carried:  # the line where the body last assigns the max
-        update = (op.attrs.get("assigned") or [op.span] * (k + 1))[k]
+        spans = op.regions[0].yield_spans
+        update = spans[k] if k < len(spans) else op.span
     else:
         update = value.op.span if value.op is not None else op.span
     return Obligation(
