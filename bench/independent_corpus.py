@@ -1,5 +1,6 @@
 """The verifier on an independent corpus kept outside the repository (issue 17): a folder of `.argus` files and
-a `manifest.json` listing each one as {"file", "kind": "buggy" | "correct", "bug", "bug_line", ...}.
+a `manifest.json` listing each one as {"file", "kind": "buggy" | "correct", "bug", "bug_line", ...} (or with
+"buggy": true | false and "line").
 
 Prints the row of docs/verification.md's tables (buggy with an error anywhere and on the planted line, correct
 kernels with errors and with warnings, median and max milliseconds of verification), then each buggy kernel
@@ -27,9 +28,21 @@ from argus.dsl.check import check_source
 from argus.verify import verify_check
 
 
+def normalized(entry: dict) -> dict:
+    """A manifest entry in the form this script reads: {"kind", "bug_line"} as indep6 and indep7 write them, or
+    {"buggy": true | false, "line"} as indep8 does."""
+    if "kind" not in entry and isinstance(entry.get("buggy"), bool):
+        entry = {**entry, "kind": "buggy" if entry["buggy"] else "correct"}
+        if "line" in entry:
+            entry["bug_line"] = entry["line"]
+    if entry.get("kind") not in ("buggy", "correct") or (entry["kind"] == "buggy" and "bug_line" not in entry):
+        raise SystemExit(f"manifest entry {entry.get('file', entry)}: needs kind (or buggy) and, if buggy, its line")
+    return entry
+
+
 def measured(root: Path) -> list[dict]:
     rows = []
-    for entry in json.loads((root / "manifest.json").read_text()):
+    for entry in map(normalized, json.loads((root / "manifest.json").read_text())):
         check = check_source((root / entry["file"]).read_text())
         started = time.perf_counter()
         diagnostics = list(check.diagnostics)
