@@ -24,7 +24,7 @@ from argus.dsl.spans import Span
 
 # importing the rule modules registers their rules in RULES
 from argus.verify import atomics, claims, control_flow, dot, elementwise, memory, scans, shapes  # noqa: F401
-from argus.verify.dataflow import value_sources
+from argus.verify.dataflow import users_of, value_sources
 from argus.verify.model import Access, Context, Contraction, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import POSITIVE, Leaf
 from argus.verify.rules import RULES, UNSUPPORTED
@@ -55,6 +55,7 @@ class Evaluator:
         self.carried_next = {
             v for op in ir.walk_ops(self.kernel.body) if op.kind == "for" for v in value_sources(*op.regions[0].yields)
         }
+        self.users = users_of(self.kernel.body)  # the ops that take each value in, by its id
         self.zero_trips: dict[int, ZeroTrip] = {}  # a loop's "runs no iteration" condition (z3 id) -> AR314
         self.contractions: dict[int, Contraction] = {}  # id of a dot op -> what it contracts here (AR315)
         # names known to be >= 0, so `//` and `%` of them need no case split on the sign

@@ -302,7 +302,7 @@ def accumulation(
         return
     loop = ev.accumulators[values[carried[0]].id]
     x = operands[1 - carried[0]]
-    if loop.inside is None or x.valid is None:
+    if loop.inside is None or x.valid is None or kept_where_padded(ev, op, values[carried[0]], x.valid):
         return
     shape = x.shape
     padding(
@@ -320,6 +320,26 @@ def accumulation(
         what=f"are accumulated across the iterations of the `{loop.name}` loop",
     )
     beyond_the_walk(ev, op, fn, x, loop, context)
+
+
+def kept_where_padded(ev: Evaluator, op: ir.Op, acc: ir.Value, valid: z3.BoolRef) -> bool:
+    """Whether every use of `acc + x` is `where(mask, acc + x, acc)` with a mask that keeps only real lanes of
+    x: there the padding lanes keep the accumulator and nothing is accumulated (Welford's per-lane mean and
+    M2, left unchanged past the row's end)."""
+    uses = ev.users.get(op.results[0].id, [])
+    real = set(flat(valid))
+    for use in uses:
+        if use.kind != "where" or use.operands[1] is not op.results[0] or use.operands[2].id != acc.id:
+            return False
+        mask = ev.get(use.operands[0]).term
+        if mask is None or not z3.is_bool(mask) or not real <= set(flat(mask)):
+            return False
+    return bool(uses)
+
+
+def flat(term: z3.BoolRef) -> list[int]:
+    """The ids of a condition's innermost conjuncts."""
+    return [i for child in term.children() for i in flat(child)] if z3.is_and(term) else [term.get_id()]
 
 
 ENDS = {"sum": is_zero, "max": lambda v: v == NINF, "min": lambda v: v == PINF}  # each accumulation's identity
