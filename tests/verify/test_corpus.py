@@ -40,7 +40,7 @@ KINDS = {
     "narrow integers that do not wrap": {"AR320"},
     "means over the real lanes only": {"AR322"},
     "partial sums reduced along their walked axis": {"AR323"},
-    "a blocked scan's carry accumulated": {"AR324"},
+    "carried results accumulated": {"AR324"},
 }
 
 
@@ -217,10 +217,12 @@ def confirm(kernel, w) -> str:
         found = run_at(kernel, w, w["program"], w["iteration"], w["line"], ("elementwise", "reduce"))
         return "confirmed" if found else "the update does not run at the witness's iteration"
     if kind == "replaced_carry":
-        # the loop's third iteration runs the scan the carry offsets: the first whose prefixes miss a block
-        lines = {op.span.line for op in walk_ops(kernel.body) if op.kind == "scan"}
-        found = [e for line in lines for e in run_at(kernel, w, w["program"], w["iteration"], line, ("scan",))]
-        return "confirmed" if found else "the scan does not run at the witness's iteration"
+        # the witness's iteration runs the scan the carry offsets (its third: the first whose prefixes miss a
+        # block) or the dot that replaces the accumulator (its second: the first that drops a block)
+        kinds = ("scan", "dot")
+        lines = {op.span.line for op in walk_ops(kernel.body) if op.kind in kinds}
+        found = [e for line in lines for e in run_at(kernel, w, w["program"], w["iteration"], line, kinds)]
+        return "confirmed" if found else "no scan or dot runs at the witness's iteration"
     if kind == "carried_tile":
         # the dot at the witness's iteration and at the next one computes different tiles (a's rows or b's
         # columns differ at the element), and the next one starts from the accumulator this one left

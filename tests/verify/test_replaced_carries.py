@@ -59,3 +59,43 @@ def test_a_carry_that_takes_in_its_old_value_anywhere_is_not_judged():
 def test_an_offset_by_another_op_than_the_scans_is_not_judged():
     # a scaled scan (cumsum times a per-block factor) is no blocked prefix: the carry is no running total
     assert [d.code for d in diagnostics("cumsum(v, axis=0) * carry", "carry = sum(v, axis=0)")] == []
+
+
+GEMM = """
+kernel k(A: f32[M, K], B: f32[K, N], C: out f32[M, N]):
+    tile BM = 16, BN = 16, BK = 16
+    grid (cdiv(M, BM), cdiv(N, BN))
+    rm = program_id(0) * BM + arange(BM)
+    rn = program_id(1) * BN + arange(BN)
+    acc = zeros((BM, BN), f32)
+    for k0 in range(0, K, BK):
+        rk = k0 + arange(BK)
+        a = load(A[rm, rk], mask=(rm < M, rk < K), other=0)
+        b = load(B[rk, rn], mask=(rk < K, rn < N), other=0)
+        {update}
+    store(C[rm, rn], {result}, mask=(rm < M, rn < N))
+"""
+
+
+def gemm(update: str, result: str = "acc") -> list:
+    check = check_source(GEMM.format(update=update, result=result))
+    assert not check.has_errors, [d.text_line("k.argus") for d in check.diagnostics]
+    return verify_check(check).diagnostics
+
+
+def test_a_dot_that_replaces_the_accumulator_is_an_error_at_the_second_iteration():
+    [found] = gemm('acc = dot(a, b, input_precision="ieee")')
+    assert (found.code, found.range.start.line + 1) == ("AR324", 12)
+    assert "only the last iteration's block" in found.message
+    assert found.data["counterexample"]["iteration"]["k0"] == 16
+
+
+def test_a_dot_that_accumulates_is_clean():
+    assert gemm('acc = dot(a, b, acc, input_precision="ieee")') == []
+    assert gemm('acc += dot(a, b, input_precision="ieee")') == []
+
+
+def test_a_name_reused_inside_the_loop_and_not_after_it_is_not_judged():
+    # `acc` is only a scratch name here: the loop's last value is never used
+    update = 'acc = dot(a, b, input_precision="ieee")\n        store(C[rm, rn], acc, mask=(rm < M, rn < N))'
+    assert "AR324" not in [d.code for d in gemm(update, result="zeros((BM, BN), f32)")]

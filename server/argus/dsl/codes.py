@@ -92,7 +92,7 @@ CODES: dict[str, CodeInfo] = {
     "AR321": CodeInfo("a sum beside a running max is not rescaled", "error"),
     "AR322": CodeInfo("a mean counts padding lanes", "error"),
     "AR323": CodeInfo("partial sums stored along the wrong axis", "error"),
-    "AR324": CodeInfo("a blocked scan's carry is replaced, not accumulated", "error"),
+    "AR324": CodeInfo("a carried result is replaced, not accumulated", "error"),
     # kernel structure and problem sizes
     "AR401": CodeInfo("missing or repeated grid", "error"),
     "AR402": CodeInfo("program axis outside the grid", "error"),

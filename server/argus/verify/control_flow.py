@@ -13,7 +13,7 @@ from argus.verify.infinite_rows import later_iterations, mentions, running_maxim
 from argus.verify.model import Context, Entry, Key, Loop, Obligation, Sym, ZeroTrip
 from argus.verify.padding import REAL, Branch, Leaf, Tree, is_zero, leaves
 from argus.verify.padding_checks import lane_tree
-from argus.verify.replaced_carries import replaced_carry_obligations
+from argus.verify.replaced_carries import replaced_accumulator_obligations, replaced_carry_obligations
 from argus.verify.rescaled_sums import carried_max_obligations, rescale_obligations
 from argus.verify.rules import rule
 from argus.verify.terms import (
@@ -88,6 +88,7 @@ def for_rule(ev: Evaluator, op: ir.Op, context: Context) -> None:
         rescale_obligations(ev, op, loop, inner)
         carried_max_obligations(ev, op, loop, inner)
         replaced_carry_obligations(ev, op, loop, inner)
+        replaced_accumulator_obligations(ev, op, loop, inner)
         walked_sum_obligations(ev, op, loop, inner)
     ev.invariants = saved_invariants
     stop = ev.int_term(ev.get(op.operands[1]))

@@ -1,4 +1,4 @@
-"""AR324: the carry of a blocked scan is replaced instead of accumulated (issue 17, loop-carried).
+"""AR324: a carried result is replaced instead of accumulated (issue 17, loop-carried).
 
 A scan longer than a tile (a cumsum along a long row) runs block by block: each block's scan is offset by a
 carry that holds the total of every block before it, `store(y[...], cumsum(v, axis=0) + carry)`, and the
@@ -13,6 +13,10 @@ previous value is an error. A carry computed from other data (a decoupled look-b
 the blocks before from a global array) is not judged, nor is one that takes in its old value anywhere
 (`where(reset, 0.0, carry + s)`). It is decided from the dataflow, not by z3; the witness is the loop's
 third iteration, the first whose prefixes miss a block.
+
+The second form (`replaced_accumulator_obligations`): a carried float the body never reads and the kernel uses
+after the loop, replaced by a `dot` or a reduction of this iteration's loads (`acc = dot(a, b)` for
+`dot(a, b, acc)`): only the last iteration's block survives; the witness is the second iteration.
 """
 
 from __future__ import annotations
@@ -52,6 +56,28 @@ def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> N
         name = names[k] if k < len(names) else "the carry"
         span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
         ev.emit(obligation(ev, op, loop, context, scan, name, span, value))
+
+
+def replaced_accumulator_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
+    """AR324's second form: a carried float the body never reads and the kernel uses after the loop, whose next
+    value is a `dot` or a reduction of this iteration's data (`acc = dot(a, b)` where `dot(a, b, acc)` was
+    meant): every iteration but the last computes a block that nothing takes in."""
+    body = op.regions[0]
+    users = users_of(body)
+    names = op.attrs.get("carried") or []
+    for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
+        if not is_float(arg.type) or users.get(arg.id) or value.op is None or not ev.users.get(op.results[k].id):
+            continue  # read in the body (a pipelined value), or not used after the loop (a name reused)
+        made = value.op
+        while made.kind in PASS_THROUGH and made.operands[0].op is not None:
+            made = made.operands[0].op
+        if made.kind not in ("dot", "reduce") or not any(
+            v.op is not None and v.op.kind == "load" for v in upstream(value).values()
+        ):
+            continue
+        name = names[k] if k < len(names) else "the accumulator"
+        span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
+        ev.emit(replaced_obligation(ev, op, loop, context, made, name, span, value))
 
 
 def offset_scan(arg: ir.Value, users: dict[int, list[ir.Op]]) -> ir.Op | None:
@@ -105,4 +131,31 @@ def obligation(
         [(f"the first iteration whose prefixes miss a block: {loop.name}", loop.iv)],
         [(scan.span, f"the `{fn}` that `{name}` offsets"), (op.span, f"the loop that carries `{name}`")],
         f"take this block in on top of the carry: `{name} = {COMBINES[fn][1].format(c=name)}`",
+    )
+
+
+def replaced_obligation(
+    ev, op: ir.Op, loop: Loop, context: Context, made: ir.Op, name: str, span, value: ir.Value
+) -> Obligation:
+    what = "dot" if made.kind == "dot" else f"`{made.attrs.get('fn', 'reduction')}`"
+    shape = shape_of(value.type)
+    # the second iteration: the first whose block replaces the one before it
+    second = [loop.iv == loop.start + loop.step]
+    if loop.stop is not None:
+        second.append(loop.iv < loop.stop)
+    into = "`dot(a, b, acc)`" if made.kind == "dot" else f"`{name} + ...`"
+    return Obligation(
+        "replaced_carry",
+        "AR324",
+        span,
+        f"`{name}` is carried by the `{loop.name}` loop but each iteration replaces it with this block's "
+        f"{what} and never reads it: only the last iteration's block reaches what follows the loop",
+        z3.BoolVal(False),
+        [*context.assumptions, *second, *coord_ranges(shape)],
+        context.loops,
+        ev.program,
+        coord_list(shape),
+        [(f"the first iteration that drops the block before it: {loop.name}", loop.iv)],
+        [(made.span, f"the {what} whose result replaces `{name}`"), (op.span, f"the loop that carries `{name}`")],
+        f"accumulate into it: {into.replace('acc', name)}",
     )
