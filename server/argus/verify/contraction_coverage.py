@@ -25,6 +25,10 @@ The common K loop (`range(0, K, BK)` over `k0 + arange(BK)`, masked by `rk < K` 
 only write) is not inverted: its K half holds by its terms (k_part_holds), so the claim is the output's AR304,
 proved with it; built and decided as above only when that AR304 is not proved.
 
+A K index a `where` zeroes in a dot's operand for the element (`where(rk[None, :] <= rm[:, None], a, 0.0)`
+in tril(A) @ B) adds 0 there whatever the loop reads: the claim is only about the K indices kept
+(`kept_indices`), when the condition turns into one on the element and the K index alone.
+
 Not checked: an output with an axis that no operand's rows or columns index (a split-K workspace
 `P[ks, m, n]` holds one slice's partial sum: its K range is the slice's), a value no dot inside a loop
 contributes to (a single dot over a whole tile), and a dot whose contracted index the evaluator did not record.
@@ -311,7 +315,7 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
         # hypothesis is universal in them)
         assumptions.append(writer(write, grid, targets[:rank]))
     options, axioms, defined = guesses(first, reads, grid, targets)
-    assumptions += axioms
+    assumptions += axioms + kept_indices(write, group, targets)
     key = group[0][2]
     inner = [c.loops[-1] for _, c, _ in group if len(c.loops) > len(write.context.loops)]
     loop = inner[0]
@@ -343,6 +347,26 @@ def reaches(first, write: Access, group, extent: z3.ArithRef, label: str, grid) 
         confirmed_message=f"a {label} index of the contraction never reaches an element of `{write.tensor}`: no "
         f"iteration of the `{loop.name}` loop and no lane of a dot reads it unmasked",
     )
+
+
+def kept_indices(write: Access, group, targets: list[z3.ArithRef]) -> list[z3.BoolRef]:
+    """The (element, K index) pairs some dot of `group` keeps through a `where` on its operand, as a condition
+    on `targets`: a triangular product's `rk <= rm` becomes `k <= m`, and only those K indices need reach the
+    element (the others add 0). Made by putting the targets for the index terms the condition compares. None
+    (no condition: every K index must reach) when a dot keeps every lane or its condition still names a
+    lane, a program or a loop variable after that."""
+    rank = len(write.indices)
+    names = {str(t) for t in targets}
+    kept = []
+    for _, c, key in group:
+        pairs = [(c.indices[key][0], targets[rank])]
+        for tile_term, _ in c.tile.values():
+            pairs += [(tile_term, targets[d]) for d, index in enumerate(write.indices) if index.eq(tile_term)]
+        put = [substitute(condition, pairs) for condition in c.kept]
+        if not put or any(not free_names(p) <= names for p in put):
+            return []
+        kept.append(z3.And(*put))
+    return [z3.Or(*kept)] if kept else []
 
 
 def readers_of(reads: list[Access], grid, targets) -> z3.BoolRef:

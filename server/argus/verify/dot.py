@@ -13,7 +13,7 @@ from argus.dsl import ir
 from argus.verify.elementwise import merge_layouts
 from argus.verify.model import Context, Contraction, Entry, Key, Obligation, Sym
 from argus.verify.padding import BINARY
-from argus.verify.padding_checks import combined, dot_output, dot_padding
+from argus.verify.padding_checks import combined, dot_output, dot_padding, where_kept
 from argus.verify.rules import rule
 from argus.verify.terms import COORDS, depends_on, free_names, move_coords
 from argus.verify.values import aligned, coord_ranges, is_int, merge_tags, shape_of
@@ -105,6 +105,11 @@ def contraction(
     indices = {k: (move_coords(e.term, a_map), e.label) for k, e in a_contracted.items()}
     indices.update({k: (move_coords(e.term, b_map), e.label) for k, e in b_contracted.items()})
     masks = [move_coords(s.valid, m) for s, m in ((a, a_map), (b, b_map)) if s.valid is not None]
+    kept = [
+        move_coords(c, m)
+        for value, m, axis in ((op.operands[0], a_map, rank - 1), (op.operands[1], b_map, rank - 2))
+        for c in where_kept(ev, value, [COORDS[axis]])
+    ]
     lane_range = z3.And(lane >= 0, lane < a.shape[-1])
     out_a = {**dict(enumerate(batch)), rank - 2: COORDS[rank - 2]}
     out_b = {**dict(enumerate(batch)), rank - 1: COORDS[rank - 1]}
@@ -121,6 +126,7 @@ def contraction(
         a.shape[-1],
         tile,
         shape_of(op.result.type),
+        kept,
     )
 
 

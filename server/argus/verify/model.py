@@ -75,6 +75,9 @@ class Contraction:
     # the operands' other axes (a's rows, b's columns) in the result's coordinates: the tile the dot computes
     tile: dict[tuple[str, int], tuple[z3.ArithRef, str]] = field(default_factory=dict)
     shape: tuple[int, ...] = ()  # the result's
+    # what a `where` keeps of an operand along the contracted lane (`where(rk[None, :] <= rm[:, None], a, 0.0)`
+    # of a triangular product), in the result's coordinates: the other lanes add 0 whatever the loop reads
+    kept: list[z3.BoolRef] = field(default_factory=list)
 
 
 @dataclass(slots=True)
