@@ -1,6 +1,7 @@
 """z3 terms built on one thread and released on another, while the first goes on building terms in the same
 context: what the language server does when a newer version's results replace the old ones on its event loop
-(argus.verify.contexts). Run in a child process, since a corrupted z3 term table ends it with a segfault."""
+(argus.verify.contexts, turned on by the server's solver thread). Run in a child process, since a corrupted z3
+term table ends it with a segfault."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ RACE = textwrap.dedent(
     """
     import queue, sys, threading
     import z3
-    from argus.verify.contexts import MAIN, new_context
+    from argus.verify.contexts import new_context, release_anywhere
 
-    context = MAIN if sys.argv[1] == "main" else new_context()
+    release_anywhere()  # what the language server's solver thread does first
+    context = z3.main_ctx() if sys.argv[1] == "main" else new_context()
     handoff = queue.Queue(maxsize=2)
 
     def solver_thread():
@@ -47,3 +49,18 @@ def test_terms_released_on_another_thread_leave_the_context_whole(which: str):
     done = subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
     assert done.stdout.strip() == "survived"
+
+
+def test_the_servers_solver_thread_turns_the_mode_on_before_its_first_job():
+    # in a child process: the mode, once on, stays on for z3's default context, and the other tests keep z3's own
+    probe = (
+        "from argus.lsp.solver_thread import SolverThread\n"
+        "from argus.verify import contexts\n"
+        "before = contexts._anywhere\n"
+        "solver = SolverThread()\n"
+        "print(before, solver.executor.submit(lambda: contexts._anywhere).result(timeout=60))\n"
+        "solver.executor.shutdown()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "True"]

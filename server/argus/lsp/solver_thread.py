@@ -27,9 +27,21 @@ T = TypeVar("T")
 SLICE_S = 0.25  # a verification may keep the thread this long before it makes way at a kernel boundary
 
 
+def release_anywhere() -> None:
+    """First on the thread: z3's terms may be released from other threads from now on (argus.verify.contexts;
+    the event loop drops old versions' layouts, and the cycle collector runs on any thread)."""
+    try:
+        from argus.verify.contexts import release_anywhere as turn_on
+    except ImportError:  # no verifier here: no z3 terms either
+        return
+    turn_on()
+
+
 class SolverThread:
     def __init__(self) -> None:
-        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="argus-verify")
+        self.executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="argus-verify", initializer=release_anywhere
+        )
         self._quick: deque[tuple[Callable[..., Any], tuple[Any, ...], concurrent.futures.Future]] = deque()
         self._lock = threading.Lock()
         self._queued: Counter[str] = Counter()  # verifications waiting for the thread, per document

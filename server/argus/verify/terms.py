@@ -10,10 +10,8 @@ from collections.abc import Iterator
 
 import z3
 
-from argus.verify.contexts import MAIN
-
 MAX_RANK = 4
-COORDS = [z3.Int(f"e{k}", MAIN) for k in range(MAX_RANK)]
+COORDS = [z3.Int(f"e{k}") for k in range(MAX_RANK)]
 COORD_NAMES = "ijklm"
 
 
