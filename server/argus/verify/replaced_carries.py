@@ -55,7 +55,7 @@ def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> N
             continue  # accumulated (or guarded), or taken from elsewhere (a look-back's loaded total)
         name = names[k] if k < len(names) else "the carry"
         span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
-        ev.emit(obligation(ev, op, loop, context, scan, name, span, value))
+        ev.emit(scan_obligation(ev, op, loop, context, scan, name, span, value))
 
 
 def replaced_accumulator_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
@@ -107,29 +107,22 @@ def scan_of(value: ir.Value) -> ir.Op | None:
     return value.op if value.op is not None and value.op.kind == "scan" else None
 
 
-def obligation(
-    ev, op: ir.Op, loop: Loop, context: Context, scan: ir.Op, name: str, span, value: ir.Value
-) -> Obligation:
+def scan_obligation(ev, op: ir.Op, loop: Loop, context: Context, scan: ir.Op, name: str, span, value: ir.Value):
     fn = scan.attrs["fn"]
-    shape = shape_of(value.type)
-    # the third iteration, the first whose prefixes miss a block (the second misses none)
-    third = [loop.iv == loop.start + 2 * loop.step]
-    if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
-        third.append(loop.iv < loop.stop)
-    return Obligation(
-        "replaced_carry",
-        "AR324",
+    return obligation(
+        ev,
+        op,
+        loop,
+        context,
+        value,
         span,
+        name,
+        2,  # the third iteration, the first whose prefixes miss a block (the second misses none)
         f"`{name}` offsets this block's `{fn}` by what the blocks before it hold, but its next value is "
         f"computed from this block alone: from the third block on, the prefixes miss every block before the "
         f"previous one",
-        z3.BoolVal(False),
-        [*context.assumptions, *third, *coord_ranges(shape)],
-        context.loops,
-        ev.program,
-        coord_list(shape),
-        [(f"the first iteration whose prefixes miss a block: {loop.name}", loop.iv)],
-        [(scan.span, f"the `{fn}` that `{name}` offsets"), (op.span, f"the loop that carries `{name}`")],
+        "the first iteration whose prefixes miss a block",
+        (scan.span, f"the `{fn}` that `{name}` offsets"),
         f"take this block in on top of the carry: `{name} = {COMBINES[fn][1].format(c=name)}`",
     )
 
@@ -138,24 +131,54 @@ def replaced_obligation(
     ev, op: ir.Op, loop: Loop, context: Context, made: ir.Op, name: str, span, value: ir.Value
 ) -> Obligation:
     what = "dot" if made.kind == "dot" else f"`{made.attrs.get('fn', 'reduction')}`"
+    into = f"`dot(a, b, {name})`" if made.kind == "dot" else f"`{name} + ...`"
+    return obligation(
+        ev,
+        op,
+        loop,
+        context,
+        value,
+        span,
+        name,
+        1,  # the second iteration: the first whose block replaces the one before it
+        f"`{name}` is carried by the `{loop.name}` loop but each iteration replaces it with this block's "
+        f"{what} and never reads it: only the last iteration's block reaches what follows the loop",
+        "the first iteration that drops the block before it",
+        (made.span, f"the {what} whose result replaces `{name}`"),
+        f"accumulate into it: {into}",
+    )
+
+
+def obligation(
+    ev,
+    op: ir.Op,
+    loop: Loop,
+    context: Context,
+    value: ir.Value,
+    span,
+    name: str,
+    nth: int,
+    message: str,
+    iteration: str,
+    related: tuple,
+    hint: str,
+) -> Obligation:
+    """AR324 at `span`, witnessed by the loop's iteration `nth` (0: the first) where it runs."""
     shape = shape_of(value.type)
-    # the second iteration: the first whose block replaces the one before it
-    second = [loop.iv == loop.start + loop.step]
-    if loop.stop is not None:
-        second.append(loop.iv < loop.stop)
-    into = "`dot(a, b, acc)`" if made.kind == "dot" else f"`{name} + ...`"
+    at = [loop.iv == loop.start + nth * loop.step]
+    if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
+        at.append(loop.iv < loop.stop)
     return Obligation(
         "replaced_carry",
         "AR324",
         span,
-        f"`{name}` is carried by the `{loop.name}` loop but each iteration replaces it with this block's "
-        f"{what} and never reads it: only the last iteration's block reaches what follows the loop",
+        message,
         z3.BoolVal(False),
-        [*context.assumptions, *second, *coord_ranges(shape)],
+        [*context.assumptions, *at, *coord_ranges(shape)],
         context.loops,
         ev.program,
         coord_list(shape),
-        [(f"the first iteration that drops the block before it: {loop.name}", loop.iv)],
-        [(made.span, f"the {what} whose result replaces `{name}`"), (op.span, f"the loop that carries `{name}`")],
-        f"accumulate into it: {into.replace('acc', name)}",
+        [(f"{iteration}: {loop.name}", loop.iv)],
+        [related, (op.span, f"the loop that carries `{name}`")],
+        hint,
     )
