@@ -22,7 +22,7 @@ import z3
 
 from argus.dsl import ir
 from argus.verify.contributions import carried_args, summed_values, written_values
-from argus.verify.dataflow import upstream
+from argus.verify.dataflow import carried_name, upstream
 from argus.verify.model import Access, Contraction, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on, free_names, substitute
 from argus.verify.values import coord_list, coord_ranges, is_float
@@ -158,7 +158,7 @@ def next_item(access: Access, loop: Loop, op: ir.Op, k: int, write: Access) -> O
     pairs = [(loop.iv, following)]
     same = [index == substitute(index, pairs) for index in access.indices]
     next_exists = [substitute(loop.inside, pairs)] if loop.inside is not None else []
-    name = op.attrs["carried"][k] if op.attrs.get("carried") else "the sum"
+    name = carried_name(op, k, "the sum")
     init = op.operands[3 + k].op
     span = init.span if init is not None else access.span
     shown: list[tuple[str, z3.ExprRef]] = [(f"the next iteration: {loop.name}", following)]

@@ -6,6 +6,7 @@ AR316)."""
 from __future__ import annotations
 
 from argus.dsl import ir
+from argus.dsl.spans import Span
 
 
 def upstream(*values: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
@@ -26,6 +27,26 @@ def upstream(*values: ir.Value, stop: int | None = None) -> dict[int, ir.Value]:
 
 
 ACCUMULATE = {("binary", "+"), ("math", "maximum"), ("math", "minimum")}
+PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # ops that keep a value what it is
+
+
+def passed_through(value: ir.Value) -> ir.Value:
+    """The value `value` is, under its casts and shape ops (`sum(x, axis=1)[:, None]` is the sum)."""
+    while value.op is not None and value.op.kind in PASS_THROUGH and value.op.operands:
+        value = value.op.operands[0]
+    return value
+
+
+def carried_name(loop: ir.Op, k: int, default: str) -> str:
+    """The name of the `for` op's carried value `k`, as the kernel spells it."""
+    names = loop.attrs.get("carried") or []
+    return names[k] if k < len(names) else default
+
+
+def assigned_span(loop: ir.Op, k: int) -> Span:
+    """The line where the `for` op's body last assigns its carried value `k` (the loop's own, unknown)."""
+    spans = loop.regions[0].yield_spans
+    return spans[k] if k < len(spans) else loop.span
 
 
 def accumulates(op: ir.Op) -> bool:

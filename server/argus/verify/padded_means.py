@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import z3
 
 from argus.dsl import ir
+from argus.verify.dataflow import passed_through
 from argus.verify.model import Context, Obligation, Sym
 from argus.verify.padding import leaves
 from argus.verify.padding_checks import padding_leaves
@@ -36,7 +37,6 @@ from argus.verify.values import coord_list, coord_ranges, is_float
 if TYPE_CHECKING:
     from argus.verify.evaluate import Evaluator
 
-PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # ops that keep a sum what it is
 REAL_LANE = "a real lane summed with it"  # the witness's real lane beside the padding one (visible.py)
 
 
@@ -82,9 +82,7 @@ def mean_of(op: ir.Op) -> tuple[ir.Op, float, str] | None:
 
 def summed(value: ir.Value) -> ir.Op | None:
     """The `sum` a value is, through casts and shape ops (`sum(x, axis=1)[:, None]`)."""
-    op = value.op
-    while op is not None and op.kind in PASS_THROUGH and op.operands:
-        op = op.operands[0].op
+    op = passed_through(value).op
     if op is not None and op.kind == "reduce" and op.attrs.get("fn") == "sum":
         return op
     return None

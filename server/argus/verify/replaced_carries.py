@@ -24,7 +24,7 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.verify.dataflow import upstream, users_of
+from argus.verify.dataflow import PASS_THROUGH, assigned_span, carried_name, passed_through, upstream
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 
@@ -35,27 +35,23 @@ COMBINES = {
     "cummax": (("math", "maximum"), "maximum({c}, max(v, axis=...))"),
     "cummin": (("math", "minimum"), "minimum({c}, min(v, axis=...))"),
 }
-PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # uses that keep the value as it is
 
 
 def replaced_carry_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
     """AR324 for the `for` op `op` (its loop `loop`, its body's context `context`)."""
     body = op.regions[0]
-    users = users_of(body)
-    names = op.attrs.get("carried") or []
     for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
         if not is_float(arg.type):
             continue
-        scan = offset_scan(arg, users)
+        scan = offset_scan(arg, ev.users)
         if scan is None:
             continue
         sources = upstream(value)
         data = scan.operands[0]
         if arg.id in sources or data.id not in sources:
             continue  # accumulated (or guarded), or taken from elsewhere (a look-back's loaded total)
-        name = names[k] if k < len(names) else "the carry"
-        span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
-        ev.emit(scan_obligation(ev, op, loop, context, scan, name, span, value))
+        name = carried_name(op, k, "the carry")
+        ev.emit(scan_obligation(ev, op, loop, context, scan, name, assigned_span(op, k), value))
 
 
 def replaced_accumulator_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
@@ -63,21 +59,18 @@ def replaced_accumulator_obligations(ev, op: ir.Op, loop: Loop, context: Context
     value is a `dot` or a reduction of this iteration's data (`acc = dot(a, b)` where `dot(a, b, acc)` was
     meant): every iteration but the last computes a block that nothing takes in."""
     body = op.regions[0]
-    users = users_of(body)
-    names = op.attrs.get("carried") or []
     for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
-        if not is_float(arg.type) or users.get(arg.id) or value.op is None or not ev.users.get(op.results[k].id):
+        if not is_float(arg.type) or ev.users.get(arg.id) or not ev.users.get(op.results[k].id):
             continue  # read in the body (a pipelined value), or not used after the loop (a name reused)
-        made = value.op
-        while made.kind in PASS_THROUGH and made.operands[0].op is not None:
-            made = made.operands[0].op
-        if made.kind not in ("dot", "reduce") or not any(
-            v.op is not None and v.op.kind == "load" for v in upstream(value).values()
+        made = passed_through(value).op
+        if (
+            made is None
+            or made.kind not in ("dot", "reduce")
+            or not any(v.op is not None and v.op.kind == "load" for v in upstream(value).values())
         ):
             continue
-        name = names[k] if k < len(names) else "the accumulator"
-        span = body.yield_spans[k] if k < len(body.yield_spans) else op.span
-        ev.emit(replaced_obligation(ev, op, loop, context, made, name, span, value))
+        name = carried_name(op, k, "the accumulator")
+        ev.emit(replaced_obligation(ev, op, loop, context, made, name, assigned_span(op, k), value))
 
 
 def offset_scan(arg: ir.Value, users: dict[int, list[ir.Op]]) -> ir.Op | None:
@@ -102,9 +95,8 @@ def offset_scan(arg: ir.Value, users: dict[int, list[ir.Op]]) -> ir.Op | None:
 
 def scan_of(value: ir.Value) -> ir.Op | None:
     """The scan `value` is, through casts and broadcasts."""
-    while value.op is not None and value.op.kind in PASS_THROUGH:
-        value = value.op.operands[0]
-    return value.op if value.op is not None and value.op.kind == "scan" else None
+    made = passed_through(value).op
+    return made if made is not None and made.kind == "scan" else None
 
 
 def scan_obligation(ev, op: ir.Op, loop: Loop, context: Context, scan: ir.Op, name: str, span, value: ir.Value):

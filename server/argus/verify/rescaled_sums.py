@@ -25,19 +25,17 @@ from __future__ import annotations
 import z3
 
 from argus.dsl import ir
-from argus.verify.dataflow import upstream, users_of
+from argus.verify.dataflow import PASS_THROUGH, assigned_span, carried_name, upstream
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
 
 EXPONENTIALS = ("exp", "exp2")
-PASS_THROUGH = ("cast", "expand_dims", "broadcast_to", "reshape")  # uses that keep the value as it is
 
 
 def rescale_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
     """AR321 for the `for` op `op` (its loop `loop`, its body's context `context`)."""
     body = op.regions[0]
     args = body.args[1:]
-    users = users_of(body)
     for k, (arg, value) in enumerate(zip(args, body.yields, strict=True)):
         if not running_max(arg, value):
             continue
@@ -48,7 +46,7 @@ def rescale_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None:
             feeds = upstream(sum_value, stop=sum_arg.id)
             if new not in feeds or not any(exponential_of(v, new) for v in feeds.values()):
                 continue
-            uses = [u for u in uses_of(sum_arg, users) if u.results and u.results[0].id in feeds]
+            uses = [u for u in uses_of(sum_arg, ev.users) if u.results and u.results[0].id in feeds]
             verdicts = [scaled(u, sum_arg, old, new) for u in uses]
             if not verdicts or any(v is True for v in verdicts):
                 continue
@@ -77,15 +75,10 @@ def carried_max_obligations(ev, op: ir.Op, loop: Loop, context: Context) -> None
                     continue
                 feeds = upstream(sum_value, stop=sum_arg.id)
                 if any(exponential_of(v, new.id) for v in feeds.values()):
-                    carried = name(op, k, "the running max")
+                    carried = carried_name(op, k, "the running max")
                     why = f"the loop carries another value on as `{carried}`, not `{new.name or 'it'}`"
                     ev.emit(obligation(ev, op, loop, context, k, j, sum_value, [why], carried=True))
                     return
-
-
-def name(op: ir.Op, k: int, default: str) -> str:
-    names = op.attrs.get("carried") or []
-    return names[k] if k < len(names) else default
 
 
 def running_max(arg: ir.Value, value: ir.Value) -> bool:
@@ -137,8 +130,8 @@ def obligation(
 ) -> Obligation:
     """AR321 for the sum `j` beside the running max `k`: `verdicts` holds why the sum goes unscaled; with
     `carried`, the error is that the max carried on is not the new one (at the line that assigns it)."""
-    m_name = name(op, k, "the running max")
-    s_name = name(op, j, "the sum")
+    m_name = carried_name(op, k, "the running max")
+    s_name = carried_name(op, j, "the sum")
     why = next(v for v in verdicts if isinstance(v, str))
     if not carried:
         message = f"`{s_name}` sums exponentials taken under the running max `{m_name}` but is not rescaled when "
@@ -155,8 +148,7 @@ def obligation(
     if loop.stop is not None and z3.is_int_value(loop.step) and loop.step.as_long() > 0:
         second.append(loop.iv + loop.step <= loop.stop)
     if carried:  # the line where the body last assigns the max
-        spans = op.regions[0].yield_spans
-        update = spans[k] if k < len(spans) else op.span
+        update = assigned_span(op, k)
     else:
         update = value.op.span if value.op is not None else op.span
     return Obligation(

@@ -25,7 +25,7 @@ import z3
 
 from argus.dsl import ir
 from argus.dsl.types import TensorT
-from argus.verify.dataflow import accumulates, upstream, users_of
+from argus.verify.dataflow import accumulates, carried_name, upstream
 from argus.verify.model import Context, Loop, Obligation
 from argus.verify.terms import COORDS, depends_on
 from argus.verify.values import coord_list, coord_ranges, is_float, shape_of
@@ -39,7 +39,6 @@ ELEMENTWISE = ("binary", "unary", "math", "cast", "where")
 def walked_sum_obligations(ev: Evaluator, op: ir.Op, loop: Loop, context: Context) -> None:
     """AR323 for the `for` op `op` (its loop `loop`, its body's context `context`)."""
     body = op.regions[0]
-    users: dict[int, list[ir.Op]] | None = None
     for k, (arg, value) in enumerate(zip(body.args[1:], body.yields, strict=True)):
         update = value.op
         if update is None or not is_float(value.type) or not accumulates(update):
@@ -50,8 +49,7 @@ def walked_sum_obligations(ev: Evaluator, op: ir.Op, loop: Loop, context: Contex
         walked = walked_axes(ev, addends[0], loop)
         if not walked:
             continue
-        users = users if users is not None else users_of(ev.kernel.body)
-        for store, axes, reduce in stores_reached(op.results[k], set(walked), users):
+        for store, axes, reduce in stores_reached(op.results[k], set(walked), ev.users):
             for axis, store_axis in axes.items():
                 found = wrong_axis(ev, store, store_axis, walked[axis])
                 if found is not None:
@@ -136,8 +134,7 @@ def obligation(
     store: ir.Op,
     stored_dim: str,
 ) -> Obligation:
-    names = op.attrs.get("carried") or []
-    acc = names[k] if k < len(names) else "the sum"
+    acc = carried_name(op, k, "the sum")
     tensor, dim, index = walked
     out = ir.memory_access(store).tensor.name
     shape = shape_of(addend.type)
